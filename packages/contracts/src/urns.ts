@@ -1,0 +1,46 @@
+/**
+ * URN forms shared by every service (policy-language.md §2, api.md §2.2).
+ * A solution is lower case; a name may mix case.
+ */
+export const SOLUTION_PATTERN = '[a-z0-9._-]+';
+export const NAME_PATTERN = '[A-Za-z0-9._-]+';
+
+export type UrnKind = 'policy' | 'action' | 'info' | 'timer';
+
+const urnPattern = (kind: string) => new RegExp(`^urn:${kind}:(${SOLUTION_PATTERN}):(${NAME_PATTERN})$`);
+
+const URN_PATTERNS: Record<UrnKind, RegExp> = {
+  policy: urnPattern('policy'),
+  action: urnPattern('action'),
+  info: urnPattern('info'),
+  timer: urnPattern('timer'),
+};
+
+export interface ParsedUrn {
+  kind: UrnKind;
+  solution: string;
+  name: string;
+}
+
+/** Parses `urn:<kind>:<solution>:<name>`; undefined when the text is not of that form. */
+export function parseUrn(kind: UrnKind, text: string): ParsedUrn | undefined {
+  const match = URN_PATTERNS[kind].exec(text);
+  if (!match) return undefined;
+  return { kind, solution: match[1]!, name: match[2]! };
+}
+
+const COMPONENT_URN = new RegExp(`^urn:component:(${SOLUTION_PATTERN}):(pep|pip|pxp):(${NAME_PATTERN})$`);
+
+export interface ParsedComponentUrn {
+  solution: string;
+  type: 'PEP' | 'PIP' | 'PXP';
+  name: string;
+}
+
+export function parseComponentUrn(text: string): ParsedComponentUrn | undefined {
+  const match = COMPONENT_URN.exec(text);
+  if (!match) return undefined;
+  return { solution: match[1]!, type: match[2]!.toUpperCase() as ParsedComponentUrn['type'], name: match[3]! };
+}
+
+export const actionUrn = (solution: string, name: string): string => `urn:action:${solution}:${name}`;
