@@ -1,0 +1,119 @@
+import jwt from 'jsonwebtoken';
+import { TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, ERROR_CODES } from '@custos/contracts';
+import { problems } from '../http/problem';
+import { invalidToken, missingToken } from './errors';
+import { JwksClient } from './jwks';
+import { Principal } from './principal';
+
+export interface TokenVerifierOptions {
+  jwksUrl: string;
+  issuer?: string;
+  audience?: string;
+  clockToleranceSeconds?: number;
+  fetchImpl?: typeof fetch;
+  minRefetchIntervalMs?: number;
+}
+
+interface CachedPrincipal {
+  principal: Principal;
+  expiresAtMs: number;
+  notBeforeMs: number;
+}
+
+const CACHE_LIMIT = 10_000;
+
+/**
+ * Verifies Custos access tokens locally against the auth service's JWKS.
+ * A verified token is remembered until it expires: the check is a pure function of the
+ * token text and the keys, and signature checks dominate the cost of a decision otherwise.
+ */
+export class TokenVerifier {
+  private readonly jwks: JwksClient;
+  private readonly cache = new Map<string, CachedPrincipal>();
+  private readonly issuer: string;
+  private readonly audience: string;
+  private readonly toleranceMs: number;
+
+  constructor(options: TokenVerifierOptions) {
+    this.jwks = new JwksClient({
+      url: options.jwksUrl,
+      ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+      ...(options.minRefetchIntervalMs !== undefined ? { minRefetchIntervalMs: options.minRefetchIntervalMs } : {}),
+    });
+    this.issuer = options.issuer ?? TOKEN_ISSUER;
+    this.audience = options.audience ?? TOKEN_AUDIENCE;
+    this.toleranceMs = (options.clockToleranceSeconds ?? 30) * 1000;
+  }
+
+  /** The principal of an `Authorization` header value, or a 401/503 problem. */
+  async authenticate(header: string | undefined): Promise<Principal> {
+    const token = bearerToken(header);
+    const now = Date.now();
+    const hit = this.cache.get(token);
+    if (hit) {
+      if (now < hit.expiresAtMs + this.toleranceMs && now + this.toleranceMs >= hit.notBeforeMs) return hit.principal;
+      this.cache.delete(token);
+    }
+    const verified = await this.verify(token);
+    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+    this.cache.set(token, verified);
+    return verified.principal;
+  }
+
+  private async verify(token: string): Promise<CachedPrincipal> {
+    const decoded = jwt.decode(token, { complete: true });
+    if (!decoded || typeof decoded.payload === 'string') throw invalidToken('malformed token');
+    if (decoded.header.alg !== TOKEN_ALGORITHM) throw invalidToken(`algorithm must be ${TOKEN_ALGORITHM}`);
+    const kid = decoded.header.kid;
+    if (typeof kid !== 'string' || kid === '') throw invalidToken('the token names no key');
+    let key;
+    try {
+      key = await this.jwks.key(kid);
+    } catch {
+      throw problems.serviceUnavailable(ERROR_CODES.serviceUnavailable, 'signing keys cannot be fetched right now', 1);
+    }
+    if (!key) throw invalidToken('unknown signing key');
+    let claims: jwt.JwtPayload;
+    try {
+      claims = jwt.verify(token, key, {
+        algorithms: [TOKEN_ALGORITHM],
+        issuer: this.issuer,
+        audience: this.audience,
+        clockTolerance: this.toleranceMs / 1000,
+      }) as jwt.JwtPayload;
+    } catch (error) {
+      throw invalidToken(describeJwtError(error));
+    }
+    return { principal: toPrincipal(claims), expiresAtMs: (claims.exp ?? 0) * 1000, notBeforeMs: (claims.nbf ?? 0) * 1000 };
+  }
+}
+
+function bearerToken(header: string | undefined): string {
+  if (header === undefined || header.trim() === '') throw missingToken();
+  const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
+  if (!match) {
+    if (!/^Bearer\b/i.test(header)) throw missingToken();
+    throw invalidToken('malformed authorization header');
+  }
+  return match[1]!;
+}
+
+function describeJwtError(error: unknown): string {
+  if (error instanceof jwt.TokenExpiredError) return 'the token has expired';
+  if (error instanceof jwt.NotBeforeError) return 'the token is not valid yet';
+  if (error instanceof jwt.JsonWebTokenError) {
+    if (/audience/.test(error.message)) return 'wrong audience';
+    if (/issuer/.test(error.message)) return 'wrong issuer';
+    if (/signature/.test(error.message)) return 'bad signature';
+    return 'malformed token';
+  }
+  return 'malformed token';
+}
+
+function toPrincipal(claims: jwt.JwtPayload): Principal {
+  if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number') throw invalidToken('missing claims');
+  const scope = typeof claims.scope === 'string' ? claims.scope : '';
+  const solutions = Array.isArray(claims.solutions) ? claims.solutions.filter((s): s is string => typeof s === 'string') : [];
+  return new Principal(claims.sub, new Set(scope.split(' ').filter(Boolean)), new Set(solutions));
+}
+

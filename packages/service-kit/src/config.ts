@@ -1,0 +1,57 @@
+/** Configuration comes only from the environment; every variable has a default that works locally. */
+export type Env = Readonly<Record<string, string | undefined>>;
+
+export class ConfigError extends Error {}
+
+export function readString(env: Env, name: string, fallback: string): string {
+  const value = env[name];
+  return value === undefined || value === '' ? fallback : value;
+}
+
+export function readOptional(env: Env, name: string): string | undefined {
+  const value = env[name];
+  return value === undefined || value === '' ? undefined : value;
+}
+
+export function readInteger(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = readOptional(env, name);
+  if (raw === undefined) return fallback;
+  if (!/^-?\d+$/.test(raw)) throw new ConfigError(`${name} must be an integer, got \`${raw}\``);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got \`${raw}\``);
+  return value;
+}
+
+export function readChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
+  const raw = readOptional(env, name);
+  if (raw === undefined) return fallback;
+  if (!(choices as readonly string[]).includes(raw)) {
+    throw new ConfigError(`${name} must be one of ${choices.map((c) => `\`${c}\``).join(', ')}, got \`${raw}\``);
+  }
+  return raw as T;
+}
+
+/** Settings every service shares (api.md §1). */
+export interface CommonConfig {
+  databaseUrl: string;
+  natsUrl: string;
+  natsPrefix: string;
+  authUrl: string;
+  logLevel: string;
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+export function readCommonConfig(env: Env): CommonConfig {
+  const natsPrefix = readString(env, 'NATS_PREFIX', 'custos');
+  if (!/^[A-Za-z0-9_-]+$/.test(natsPrefix)) {
+    throw new ConfigError(`NATS_PREFIX may hold letters, digits, \`_\` and \`-\` only, got \`${natsPrefix}\``);
+  }
+  return {
+    databaseUrl: readString(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/custos'),
+    natsUrl: readString(env, 'NATS_URL', 'nats://127.0.0.1:4222'),
+    natsPrefix,
+    authUrl: readString(env, 'AUTH_URL', 'http://127.0.0.1:8082').replace(/\/+$/, ''),
+    logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+  };
+}

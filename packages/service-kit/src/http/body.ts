@@ -1,0 +1,94 @@
+import type { IncomingMessage } from 'node:http';
+import { ERROR_CODES } from '@custos/contracts';
+import { HttpProblem, problems } from './problem';
+
+/** The media type without parameters, lower case; undefined when the header is absent. */
+export function mediaType(req: IncomingMessage): string | undefined {
+  const header = req.headers['content-type'];
+  if (!header) return undefined;
+  return header.split(';', 1)[0]!.trim().toLowerCase();
+}
+
+function charsetOf(req: IncomingMessage): string | undefined {
+  const match = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(req.headers['content-type'] ?? '');
+  return match?.[1]?.toLowerCase();
+}
+
+/** Rejects a body that is not one of `accepted` (415), or that declares a charset other than UTF-8. */
+export function requireMediaType(req: IncomingMessage, accepted: readonly string[]): void {
+  const type = mediaType(req);
+  if (type === undefined || !accepted.includes(type)) throw problems.unsupportedMediaType(type, accepted);
+  const charset = charsetOf(req);
+  if (charset !== undefined && charset !== 'utf-8' && charset !== 'utf8') {
+    throw new HttpProblem(415, ERROR_CODES.unsupportedMediaType, `charset \`${charset}\` is not supported; send utf-8`);
+  }
+}
+
+/**
+ * Reads the whole body as UTF-8, failing with 413 as soon as it grows past `limit`
+ * (the declared Content-Length is checked first so an oversized upload is refused before it is read).
+ */
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) {
+    req.resume();
+    return Promise.reject(problems.payloadTooLarge(limit));
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    req.on('data', (chunk: Buffer) => {
+      if (failed) return;
+      size += chunk.length;
+      if (size > limit) {
+        failed = true;
+        reject(problems.payloadTooLarge(limit));
+        req.resume();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!failed) resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    });
+    req.on('error', (error) => {
+      if (!failed) {
+        failed = true;
+        reject(error);
+      }
+    });
+  });
+}
+
+/** Line and column (1-based) of a character offset. */
+export function locate(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = 0; i < offset && i < text.length; i++) {
+    if (text.charCodeAt(i) === 10) {
+      line++;
+      lineStart = i + 1;
+    }
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+/** Parses JSON text; a syntax error becomes a 400 problem that says where. */
+export function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const position = /position (\d+)/.exec(message);
+    const where = position ? locate(text, Number(position[1])) : undefined;
+    const reason = text.trim() === '' ? 'the body is empty' : 'the body is not valid JSON';
+    throw problems.badRequest(ERROR_CODES.malformedJson, reason, [
+      { message: message.replace(/^Unexpected/, 'unexpected').replace(/ in JSON.*$/, ''), ...(where ?? {}) },
+    ]);
+  }
+}
+
+export const JSON_TYPES = ['application/json'] as const;
+export const XML_TYPES = ['application/xml', 'text/xml'] as const;
+export const FORM_TYPES = ['application/x-www-form-urlencoded'] as const;

@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+
+/**
+ * UUIDv7 (RFC 9562 §5.7): 48-bit millisecond time, version, 74 random bits. Time-ordered ids
+ * keep decision logs sortable; a counter in the random part keeps ids from one process ordered
+ * within a millisecond.
+ */
+let lastMs = 0;
+let sequence = 0;
+
+export function uuidv7(now: number = Date.now()): string {
+  const bytes = randomBytes(16);
+  if (now === lastMs) {
+    sequence = (sequence + 1) & 0xfff;
+  } else {
+    lastMs = now;
+    sequence = bytes.readUInt16BE(6) & 0x7ff;
+  }
+  bytes.writeUIntBE(now, 0, 6);
+  bytes[6] = 0x70 | (sequence >> 8);
+  bytes[7] = sequence & 0xff;
+  bytes[8] = 0x80 | (bytes[8]! & 0x3f);
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}

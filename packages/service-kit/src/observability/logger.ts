@@ -1,0 +1,36 @@
+import pino, { type Logger } from 'pino';
+
+export type { Logger };
+
+/** Paths pino blanks wherever they appear, so secrets cannot reach a log line by accident. */
+const REDACTED = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  'authorization',
+  'password',
+  'secret',
+  'client_secret',
+  'clientSecret',
+  'access_token',
+  'token',
+  '*.client_secret',
+  '*.clientSecret',
+  '*.secret',
+  '*.token',
+  '*.access_token',
+  '*.authorization',
+];
+
+export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
+  return pino(
+    {
+      level,
+      base: { service },
+      redact: { paths: REDACTED, censor: '[redacted]' },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+    },
+    destination ?? pino.destination({ sync: false }),
+  );
+}

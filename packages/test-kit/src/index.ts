@@ -1,0 +1,5 @@
+export * from './wait';
+export * from './database';
+export * from './nats';
+export * from './authority';
+export * from './processes';
