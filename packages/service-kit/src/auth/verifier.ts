@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import { TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, ERROR_CODES } from '@custos/contracts';
 import { problems } from '../http/problem';
@@ -5,8 +6,15 @@ import { invalidToken, missingToken } from './errors';
 import { JwksClient } from './jwks';
 import { Principal } from './principal';
 
+/** Where verification keys come from: the JWKS over HTTP, or (in the auth service) its own key store. */
+export interface KeySource {
+  key(kid: string): Promise<KeyObject | undefined>;
+}
+
 export interface TokenVerifierOptions {
-  jwksUrl: string;
+  /** JWKS URL of the auth service; ignored when `keys` is given. */
+  jwksUrl?: string;
+  keys?: KeySource;
   issuer?: string;
   audience?: string;
   clockToleranceSeconds?: number;
@@ -28,15 +36,16 @@ const CACHE_LIMIT = 10_000;
  * token text and the keys, and signature checks dominate the cost of a decision otherwise.
  */
 export class TokenVerifier {
-  private readonly jwks: JwksClient;
+  private readonly keys: KeySource;
   private readonly cache = new Map<string, CachedPrincipal>();
   private readonly issuer: string;
   private readonly audience: string;
   private readonly toleranceMs: number;
 
   constructor(options: TokenVerifierOptions) {
-    this.jwks = new JwksClient({
-      url: options.jwksUrl,
+    if (!options.keys && !options.jwksUrl) throw new Error('TokenVerifier needs jwksUrl or keys');
+    this.keys = options.keys ?? new JwksClient({
+      url: options.jwksUrl!,
       ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
       ...(options.minRefetchIntervalMs !== undefined ? { minRefetchIntervalMs: options.minRefetchIntervalMs } : {}),
     });
@@ -68,7 +77,7 @@ export class TokenVerifier {
     if (typeof kid !== 'string' || kid === '') throw invalidToken('the token names no key');
     let key;
     try {
-      key = await this.jwks.key(kid);
+      key = await this.keys.key(kid);
     } catch {
       throw problems.serviceUnavailable(ERROR_CODES.serviceUnavailable, 'signing keys cannot be fetched right now', 1);
     }
