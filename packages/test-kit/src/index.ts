@@ -3,3 +3,4 @@ export * from './database';
 export * from './nats';
 export * from './authority';
 export * from './processes';
+export * from './nats-server';

@@ -1,0 +1,41 @@
+import { ConfigError, locate, readCommonConfig, readInteger, uuidv7 } from '@custos/service-kit';
+
+describe('config', () => {
+  it('has working defaults', () => {
+    expect(readCommonConfig({})).toEqual({
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/custos',
+      natsUrl: 'nats://127.0.0.1:4222',
+      natsPrefix: 'custos',
+      authUrl: 'http://127.0.0.1:8082',
+      logLevel: 'info',
+    });
+  });
+
+  it('rejects bad values with the variable name', () => {
+    expect(() => readInteger({ PORT: 'eighty' }, 'PORT', 80)).toThrow(ConfigError);
+    expect(() => readInteger({ PORT: '70000' }, 'PORT', 80, 1, 65535)).toThrow(/PORT must be between/);
+    expect(() => readCommonConfig({ LOG_LEVEL: 'loud' })).toThrow(/LOG_LEVEL/);
+    expect(() => readCommonConfig({ NATS_PREFIX: 'a.b' })).toThrow(/NATS_PREFIX/);
+  });
+});
+
+describe('uuidv7', () => {
+  it('has version 7 and the RFC variant', () => {
+    const id = uuidv7();
+    expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it('orders ids of one process by time, also within a millisecond', () => {
+    const ids = Array.from({ length: 200 }, () => uuidv7(1_700_000_000_000));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(uuidv7(1_700_000_000_001) > ids[ids.length - 1]!).toBe(true);
+  });
+});
+
+describe('locate', () => {
+  it('turns an offset into line and column', () => {
+    expect(locate('ab\ncd\nef', 4)).toEqual({ line: 2, column: 2 });
+    expect(locate('x', 0)).toEqual({ line: 1, column: 1 });
+  });
+});

@@ -1,0 +1,67 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { connect } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { freePort } from './processes';
+import { waitFor } from './wait';
+
+const NATS_BINARY = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+
+export interface OwnNatsServer {
+  url: string;
+  port: number;
+  /** Stops the server (SIGTERM), keeping its JetStream store for a restart. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and store. */
+  start(): Promise<void>;
+  /** Stops it and deletes its store. */
+  destroy(): Promise<void>;
+}
+
+function portAnswers(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, '127.0.0.1');
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+/**
+ * A private nats-server with JetStream, for tests that stop and restart NATS without
+ * disturbing anything else that uses the machine's server.
+ */
+export async function startOwnNatsServer(): Promise<OwnNatsServer> {
+  if (!existsSync(NATS_BINARY)) throw new Error(`nats-server not found at ${NATS_BINARY} (set NATS_SERVER_BIN)`);
+  const port = await freePort();
+  const storeDir = mkdtempSync(path.join(tmpdir(), 'custos-nats-'));
+  let child: ChildProcess | undefined;
+
+  const start = async () => {
+    child = spawn(NATS_BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
+    await waitFor(() => portAnswers(port), { timeoutMs: 10_000, what: `nats-server on port ${port}` });
+  };
+  const stop = async () => {
+    const running = child;
+    child = undefined;
+    if (!running || running.exitCode !== null) return;
+    const exited = new Promise<void>((resolve) => running.once('exit', () => resolve()));
+    running.kill('SIGTERM');
+    await exited;
+    await waitFor(async () => !(await portAnswers(port)), { timeoutMs: 10_000, what: `port ${port} to close` });
+  };
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    start,
+    stop,
+    destroy: async () => {
+      await stop();
+      rmSync(storeDir, { recursive: true, force: true });
+    },
+  };
+}
