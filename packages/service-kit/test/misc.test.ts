@@ -1,4 +1,4 @@
-import { ConfigError, locate, readCommonConfig, readInteger, uuidv7 } from '@custos/service-kit';
+import { ConfigError, HttpProblem, locate, parseJson, readCommonConfig, readInteger, uuidv7 } from '@custos/service-kit';
 
 describe('config', () => {
   it('has working defaults', () => {
@@ -37,5 +37,30 @@ describe('locate', () => {
   it('turns an offset into line and column', () => {
     expect(locate('ab\ncd\nef', 4)).toEqual({ line: 2, column: 2 });
     expect(locate('x', 0)).toEqual({ line: 1, column: 1 });
+  });
+});
+
+describe('parseJson', () => {
+  function errorOf(text: string) {
+    try {
+      parseJson(text);
+    } catch (error) {
+      return (error as HttpProblem).errors![0]!;
+    }
+    throw new Error('parsed');
+  }
+
+  it('says where a property name is missing', () => {
+    expect(errorOf('{"a": 1,\n oops}')).toEqual({ message: 'expected double-quoted property name', line: 2, column: 2 });
+  });
+
+  it('names an unexpected token without echoing the input', () => {
+    const error = errorOf('[1, "secret-value",]');
+    expect(error.message).toBe('unexpected token `]`');
+    expect(JSON.stringify(error)).not.toContain('secret-value');
+  });
+
+  it('places an unexpected end at the end of the text', () => {
+    expect(errorOf('{"a":\n')).toEqual({ message: 'unexpected end of input', line: 2, column: 1 });
   });
 });

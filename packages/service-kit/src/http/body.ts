@@ -74,18 +74,30 @@ export function locate(text: string, offset: number): { line: number; column: nu
   return { line, column: offset - lineStart + 1 };
 }
 
-/** Parses JSON text; a syntax error becomes a 400 problem that says where. */
+/**
+ * The syntax error of JSON.parse in our words: V8 sometimes quotes the whole input in its
+ * message, which must not be echoed back (it may be large, or hold secrets).
+ */
+function describeJsonError(text: string, message: string): { message: string; line?: number; column?: number } {
+  const position = /at position (\d+)/.exec(message);
+  const where = position ? locate(text, Number(position[1])) : undefined;
+  const token = /^Unexpected token '(.+?)', /s.exec(message);
+  let reason: string;
+  if (token) reason = `unexpected token \`${token[1]!.slice(0, 16)}\``;
+  else if (/Unexpected end of JSON input/.test(message)) reason = 'unexpected end of input';
+  else reason = message.replace(/ in JSON at position \d+.*$/s, '').replace(/^./, (c) => c.toLowerCase());
+  if (/Unexpected end of JSON input/.test(message)) return { message: reason, ...locate(text, text.length) };
+  return where ? { message: reason, ...where } : { message: reason };
+}
+
+/** Parses JSON text; a syntax error becomes a 400 problem that says what and where. */
 export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
-    const position = /position (\d+)/.exec(message);
-    const where = position ? locate(text, Number(position[1])) : undefined;
     const reason = text.trim() === '' ? 'the body is empty' : 'the body is not valid JSON';
-    throw problems.badRequest(ERROR_CODES.malformedJson, reason, [
-      { message: message.replace(/^Unexpected/, 'unexpected').replace(/ in JSON.*$/, ''), ...(where ?? {}) },
-    ]);
+    throw problems.badRequest(ERROR_CODES.malformedJson, reason, [describeJsonError(text, message)]);
   }
 }
 

@@ -1,0 +1,109 @@
+import type { Express } from 'express';
+import type { Pool } from 'pg';
+import {
+  ConfigError,
+  Counter,
+  createServiceApp,
+  TokenVerifier,
+  type Logger,
+  type ServiceMetrics,
+} from '@custos/service-kit';
+import { requireAdmin } from './clients/admin-guard';
+import { ensureBootstrapClient } from './clients/bootstrap';
+import { ClientStore } from './clients/client-store';
+import type { AuthConfig } from './config';
+import { KeyStore } from './keys/key-store';
+import { oauthErrorHandler, type OAuthErrorCode } from './oauth/errors';
+import { openapi } from './openapi';
+import { FailureLimiter, type Clock, type FailureLimiterOptions } from './ratelimit/failure-limiter';
+import { CLIENT_PATH, clientRoute } from './routes/client';
+import { CLIENT_SECRET_PATH, clientSecretRoute } from './routes/client-secret';
+import { CLIENTS_PATH, clientsRoute } from './routes/clients';
+import { JWKS_PATH, jwksRoute } from './routes/jwks';
+import { TOKEN_PATH, tokenRoute } from './routes/token';
+
+export const SERVICE_NAME = 'auth-service';
+
+export interface AppDeps {
+  pool: Pool;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  config: Pick<AuthConfig, 'bootstrap' | 'trustProxy'>;
+  /** Milliseconds since the epoch, for token times and rate-limit windows; Date.now by default. */
+  clock?: Clock;
+  /** Failed token requests allowed per client id and per source address (default 10 a minute). */
+  rateLimit?: Pick<FailureLimiterOptions, 'limit' | 'windowMs' | 'maxKeys'>;
+}
+
+function tokenRequestCounter(metrics: ServiceMetrics): Counter<'outcome'> {
+  const name = 'auth_token_requests_total';
+  const existing = metrics.registry.getSingleMetric(name);
+  if (existing) return existing as Counter<'outcome'>;
+  return new Counter({
+    name,
+    help: 'Token requests by outcome: issued, or the OAuth error code',
+    labelNames: ['outcome'],
+    registers: [metrics.registry],
+  });
+}
+
+/**
+ * The auth service: makes sure a signing key (and the bootstrap client, when configured) exists,
+ * then serves the token endpoint, the JWKS and the client admin API.
+ */
+export async function createApp(deps: AppDeps): Promise<Express> {
+  const { pool, logger, metrics, config } = deps;
+  const clock = deps.clock ?? Date.now;
+  const clients = new ClientStore(pool);
+  const keys = await KeyStore.open(pool, { logger });
+  if (config.bootstrap) await ensureBootstrapClient(clients, config.bootstrap, logger);
+
+  const service = createServiceApp({
+    service: SERVICE_NAME,
+    logger,
+    metrics,
+    openapi,
+    readiness: async () => {
+      const database = await pool.query('SELECT 1').then(
+        () => true,
+        (error: unknown) => {
+          logger.warn({ err: error }, 'readiness: database unreachable');
+          return false;
+        },
+      );
+      const signingKey = keys.hasSigningKey();
+      return { ready: database && signingKey, database, signingKey };
+    },
+  });
+  try {
+    service.app.set('trust proxy', config.trustProxy);
+  } catch (error) {
+    throw new ConfigError(`AUTH_TRUST_PROXY is not valid: ${(error as Error).message}`);
+  }
+
+  const tokenRequests = tokenRequestCounter(metrics);
+  const limiterOptions = { ...deps.rateLimit, clock };
+  service.route(
+    TOKEN_PATH,
+    tokenRoute({
+      clients,
+      keys,
+      limiters: { clients: new FailureLimiter(limiterOptions), sources: new FailureLimiter(limiterOptions) },
+      clock,
+      logger,
+      issued: () => tokenRequests.inc({ outcome: 'issued' }),
+    }),
+  );
+  // Everything the token endpoint answers with, 405/413/415 included, is in the OAuth error form.
+  service.app.use(
+    TOKEN_PATH,
+    oauthErrorHandler(logger, (code: OAuthErrorCode) => tokenRequests.inc({ outcome: code })),
+  );
+  service.route(JWKS_PATH, jwksRoute(keys));
+
+  const guard = requireAdmin(new TokenVerifier({ keys }), clients);
+  service.route(CLIENTS_PATH, clientsRoute(clients, guard));
+  service.route(CLIENT_PATH, clientRoute(clients, guard));
+  service.route(CLIENT_SECRET_PATH, clientSecretRoute(clients, guard));
+  return service.finish();
+}

@@ -1,0 +1,3 @@
+export { createApp, SERVICE_NAME, type AppDeps } from './app';
+export { readAuthConfig, type AuthConfig, type BootstrapClient } from './config';
+export { openapi } from './openapi';

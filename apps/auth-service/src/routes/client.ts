@@ -1,0 +1,32 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { principalOf, problems, type RouteHandlers } from '@custos/service-kit';
+import type { ClientRecord, ClientStore } from '../clients/client-store';
+import { idParam } from '../clients/admin-guard';
+import { mayManage, toView } from '../clients/view';
+
+export const CLIENT_PATH = '/clients/:id';
+
+/**
+ * The client `id` if this administrator may manage it. A client it may not manage is answered
+ * exactly like a missing one, so its existence is never confirmed.
+ */
+export async function manageableClient(clients: ClientStore, req: Request, res: Response): Promise<ClientRecord | undefined> {
+  const client = await clients.find(idParam(req));
+  return client && mayManage(principalOf(res), client.solutions) ? client : undefined;
+}
+
+export const unknownClient = (id: string) => problems.notFound(`no client \`${id.slice(0, 128)}\``);
+
+/** GET /clients/{id} (the client, 404 if unknown) and DELETE /clients/{id} (true when it existed). */
+export function clientRoute(clients: ClientStore, guard: RequestHandler[]): RouteHandlers {
+  const show = async (req: Request, res: Response): Promise<void> => {
+    const client = await manageableClient(clients, req, res);
+    if (!client) throw unknownClient(idParam(req));
+    res.status(200).json(toView(client));
+  };
+  const remove = async (req: Request, res: Response): Promise<void> => {
+    const client = await manageableClient(clients, req, res);
+    res.status(200).json(client ? await clients.delete(client.id) : false);
+  };
+  return { get: [...guard, show], delete: [...guard, remove] };
+}

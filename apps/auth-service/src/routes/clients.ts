@@ -1,0 +1,91 @@
+import type { Request, RequestHandler, Response } from 'express';
+import { ALL_SCOPES, ALL_SOLUTIONS, ERROR_CODES, SOLUTION_PATTERN } from '@custos/contracts';
+import {
+  compileValidator,
+  foreignSolution,
+  insufficientScope,
+  jsonBody,
+  principalOf,
+  problems,
+  type BodyValidator,
+  type RouteHandlers,
+} from '@custos/service-kit';
+import { generateClientId, type ClientStore } from '../clients/client-store';
+import { mayManage, toView, type ClientView } from '../clients/view';
+import { generateSecret, hashSecret } from '../hashing/secrets';
+import { noStore } from '../oauth/errors';
+
+export const CLIENTS_PATH = '/clients';
+export const CLIENT_BODY_LIMIT = 16 * 1024;
+export const MAX_SOLUTIONS = 100;
+export const MAX_DESCRIPTION = 1000;
+
+export interface CreateClientBody {
+  solutions: string[];
+  scopes: string[];
+  description?: string;
+}
+
+export const createClientSchema = {
+  type: 'object',
+  required: ['solutions', 'scopes'],
+  properties: {
+    solutions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_SOLUTIONS,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 128, pattern: `^(${SOLUTION_PATTERN}|\\*)$` },
+    },
+    scopes: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...ALL_SCOPES] } },
+    description: { type: 'string', maxLength: MAX_DESCRIPTION },
+  },
+  additionalProperties: false,
+} as const;
+
+const validateCreate: BodyValidator<CreateClientBody> = compileValidator<CreateClientBody>(createClientSchema);
+
+/** 201 body of POST /clients: the client and, this once, its secret. */
+export interface CreatedClient extends ClientView {
+  client_secret: string;
+}
+
+/** GET /clients (the clients this administrator may manage) and POST /clients (register one). */
+export function clientsRoute(clients: ClientStore, guard: RequestHandler[]): RouteHandlers {
+  const list = async (_req: Request, res: Response): Promise<void> => {
+    const principal = principalOf(res);
+    const all = await clients.list();
+    res.status(200).json(all.filter((client) => mayManage(principal, client.solutions)).map(toView));
+  };
+
+  const create = async (req: Request, res: Response): Promise<void> => {
+    const body: unknown = req.body;
+    validateCreate.assert(body, ERROR_CODES.invalidRequest, 'the client is not valid');
+    if (body.solutions.includes(ALL_SOLUTIONS) && body.solutions.length > 1) {
+      throw problems.badRequest(ERROR_CODES.invalidRequest, 'the client is not valid', [
+        { path: 'solutions', message: '`*` (every solution) stands alone' },
+      ]);
+    }
+    const principal = principalOf(res);
+    if (!mayManage(principal, body.solutions)) throw foreignSolution('client:admin');
+    const beyond = body.scopes.find((scope) => !principal.hasScope(scope));
+    if (beyond !== undefined) throw insufficientScope(beyond, `the token cannot grant the scope \`${beyond}\``);
+
+    const secret = generateSecret();
+    const created = await clients.create({
+      id: generateClientId(),
+      secretHash: await hashSecret(secret),
+      // Stored in the canonical order, so lists and tokens read the same everywhere.
+      scopes: ALL_SCOPES.filter((scope) => body.scopes.includes(scope)),
+      solutions: body.solutions,
+      description: body.description ?? '',
+    });
+    // 128 random bits never collide in practice; if they did, this is a bug worth a 500 and a log line.
+    if (!created) throw new Error('generated client id already exists');
+    const answer: CreatedClient = { ...toView(created), client_secret: secret };
+    noStore(res);
+    res.status(201).location(`${CLIENTS_PATH}/${encodeURIComponent(created.id)}`).json(answer);
+  };
+
+  return { get: [...guard, list], post: [...guard, jsonBody(CLIENT_BODY_LIMIT), create] };
+}
