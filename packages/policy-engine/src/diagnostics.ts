@@ -28,6 +28,12 @@ export function sortDiagnostics(diagnostics: readonly Diagnostic[]): Diagnostic[
     .map(({ item }) => item);
 }
 
+/** Lower-cases the first letter and drops a final period, for messages taken from libraries. */
+export function messageStyle(message: string): string {
+  const trimmed = message.trim().replace(/\.$/, '');
+  return trimmed.charAt(0).toLowerCase() + trimmed.slice(1);
+}
+
 /** Shortens a user value for a message so one huge attribute cannot flood a diagnostic list. */
 export function excerpt(text: string, max = 40): string {
   return text.length <= max ? text : `${text.slice(0, max)}…`;

@@ -1,0 +1,56 @@
+import type { JsonValue } from '../ast/value-types';
+import type { Evaluate } from '../functions/evaluation';
+
+/** The executable form of a policy: closures and precomputed constants, no syntax tree. */
+export interface PolicyProgram {
+  readonly policyId: string;
+  /** Mechanisms by the action they react to, each list in document order. */
+  readonly mechanismsByAction: ReadonlyMap<string, readonly MechanismProgram[]>;
+}
+
+export interface MechanismProgram {
+  readonly policyId: string;
+  /** 0-based position in the policy. */
+  readonly index: number;
+  readonly event: string;
+  /** The `if` followed by the `elseif`s, in document order. */
+  readonly branches: readonly BranchProgram[];
+  readonly otherwise: DecisionProgram | null;
+  /** `execute` directly under the mechanism: planned whatever the branch. */
+  readonly executions: readonly ExecutionProgram[];
+}
+
+export interface BranchProgram {
+  readonly kind: 'if' | 'elseif';
+  /** 0 for the `if`; the position among the `elseif`s for those. */
+  readonly index: number;
+  readonly condition: Evaluate<boolean>;
+  readonly decision: DecisionProgram;
+}
+
+export interface DecisionProgram {
+  /** `modify` without allow/inhibit counts as allow; no verdict at all means the branch decides nothing. */
+  readonly verdict: 'allow' | 'inhibit' | 'none';
+  readonly reason: string | null;
+  readonly delayMs: number;
+  readonly modifiers: readonly ModifierProgram[];
+  readonly executions: readonly ExecutionProgram[];
+}
+
+export interface ModifierProgram {
+  readonly eventParameter: string;
+  readonly expression: string;
+  readonly method: string;
+  readonly reason: string | null;
+  readonly parameters: readonly ParameterProgram[];
+}
+
+export interface ExecutionProgram {
+  readonly action: string;
+  readonly parameters: readonly ParameterProgram[];
+}
+
+export interface ParameterProgram {
+  readonly name: string;
+  readonly value: Evaluate<JsonValue>;
+}

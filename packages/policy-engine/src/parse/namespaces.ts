@@ -1,0 +1,34 @@
+import type { Family } from '../ast/catalogue';
+
+export const LANGUAGE_NAMESPACE = 'http://www.mydata-control.de/4.0/mydataLanguage';
+const BASE_4_0 = 'http://www.mydata-control.de/4.0/';
+const BASE_3_2_46 = 'http://www.iese.fraunhofer.de/ind2uce/3.2.46/';
+const ROOT_3_2_46 = `${BASE_3_2_46}ind2uceLanguage`;
+export const ENFORCEMENT_LANGUAGE_3_0_25 = 'http://www.iese.fraunhofer.de/ind2uce/3.0.25/enforcementLanguage';
+
+/** Attributes in these namespaces are about the document, not the policy (e.g. `xsi:schemaLocation`). */
+export const IGNORED_ATTRIBUTE_NAMESPACES: ReadonlySet<string> = new Set([
+  'http://www.w3.org/2001/XMLSchema-instance',
+  'http://www.w3.org/XML/1998/namespace',
+]);
+
+const FAMILIES: ReadonlySet<string> = new Set<Family>([
+  'constant', 'event', 'parameter', 'pip', 'variable', 'variableDeclaration', 'valueChanged',
+]);
+
+/** `language` for the core namespace, a family, or null for any namespace that holds no language element. */
+export type NamespaceRole = 'language' | Family | null;
+
+/** Where an element's namespace belongs; 3.2.46 namespaces are the same language and map onto their 4.0 twins. */
+export function namespaceRole(uri: string | null): NamespaceRole {
+  if (uri === null) return null;
+  const canonical = uri === ROOT_3_2_46 ? LANGUAGE_NAMESPACE : uri.startsWith(BASE_3_2_46) ? BASE_4_0 + uri.slice(BASE_3_2_46.length) : uri;
+  if (canonical === LANGUAGE_NAMESPACE) return 'language';
+  if (!canonical.startsWith(BASE_4_0)) return null;
+  const family = canonical.slice(BASE_4_0.length);
+  return FAMILIES.has(family) ? (family as Family) : null;
+}
+
+export function isEnforcementLanguage3025(uri: string | null): boolean {
+  return uri === ENFORCEMENT_LANGUAGE_3_0_25;
+}

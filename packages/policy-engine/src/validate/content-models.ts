@@ -1,0 +1,91 @@
+import type { ElementNode } from '../ast/nodes';
+import { isExpression } from './pass';
+
+/** One position of a content model: which children it accepts and how many. */
+export interface Slot {
+  readonly label: string;
+  readonly plural: string;
+  readonly accepts: (child: ElementNode) => boolean;
+  readonly min: number;
+  readonly max: number;
+}
+
+const named = (name: string, min: number, max: number): Slot => ({
+  label: `\`${name}\``,
+  plural: `\`${name}\` elements`,
+  accepts: (child) => child.name === name,
+  min,
+  max,
+});
+
+const expressions = (min: number, max: number): Slot => ({
+  label: 'expression',
+  plural: 'expressions',
+  accepts: isExpression,
+  min,
+  max,
+});
+
+const parameters: Slot = {
+  label: '`parameter:*`',
+  plural: '`parameter:*` elements',
+  accepts: (child) => child.info.family === 'parameter',
+  min: 0,
+  max: Infinity,
+};
+
+const condition: Slot = { ...expressions(1, 1), label: 'condition', plural: 'conditions' };
+
+/** allow | inhibit | modify+; which combinations are allowed is checked separately (structure.ts). */
+const verdicts: Slot = {
+  label: '`allow`, `inhibit` or `modify`',
+  plural: '`allow`, `inhibit` or `modify` elements',
+  accepts: (child) => ['allow', 'inhibit', 'modify'].includes(child.name),
+  min: 0,
+  max: Infinity,
+};
+
+const DECISION: readonly Slot[] = [verdicts, named('delay', 0, 1), named('execute', 0, Infinity)];
+const BRANCH: readonly Slot[] = [condition, named('then', 1, 1)];
+const EMPTY: readonly Slot[] = [];
+
+/** The grammar of policy-language.md §3 and §5 for the elements this cut supports, as sequences of slots. */
+const MODELS: ReadonlyMap<string, readonly Slot[]> = new Map([
+  [
+    'policy',
+    [
+      {
+        label: '`variableDeclaration:*`',
+        plural: '`variableDeclaration:*` elements',
+        accepts: (child: ElementNode) => child.info.family === 'variableDeclaration',
+        min: 0,
+        max: Infinity,
+      },
+      named('mechanism', 1, Infinity),
+    ],
+  ],
+  ['mechanism', [named('if', 1, 1), named('elseif', 0, Infinity), named('else', 0, 1), named('execute', 0, Infinity)]],
+  ['if', BRANCH],
+  ['elseif', BRANCH],
+  ['then', DECISION],
+  ['else', DECISION],
+  ['allow', EMPTY],
+  ['inhibit', EMPTY],
+  ['delay', EMPTY],
+  ['modify', [parameters]],
+  ['execute', [parameters]],
+  ['and', [expressions(1, Infinity)]],
+  ['or', [expressions(1, Infinity)]],
+  ['not', [expressions(1, 1)]],
+  ['equals', [expressions(2, Infinity)]],
+]);
+
+const FAMILY_MODELS: ReadonlyMap<string, readonly Slot[]> = new Map([
+  ['constant', EMPTY],
+  ['event', EMPTY],
+  ['parameter', [expressions(0, 1)]],
+]);
+
+export function contentModel(node: ElementNode): readonly Slot[] | undefined {
+  return node.info.family === null ? MODELS.get(node.name) : FAMILY_MODELS.get(node.info.family);
+}
