@@ -8,8 +8,23 @@ import { randomBytes } from 'node:crypto';
 let lastMs = 0;
 let sequence = 0;
 
+// Random bytes are drawn in bulk: one randomBytes call per id costs more than the rest of the id.
+const POOL_IDS = 256;
+let pool = randomBytes(16 * POOL_IDS);
+let poolOffset = 0;
+
+function nextRandom16(): Buffer {
+  if (poolOffset >= pool.length) {
+    pool = randomBytes(16 * POOL_IDS);
+    poolOffset = 0;
+  }
+  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
+  poolOffset += 16;
+  return bytes;
+}
+
 export function uuidv7(now: number = Date.now()): string {
-  const bytes = randomBytes(16);
+  const bytes = nextRandom16();
   if (now === lastMs) {
     sequence = (sequence + 1) & 0xfff;
   } else {

@@ -15,3 +15,4 @@ export * from './observability/logger';
 export * from './observability/metrics';
 export * from './db/database';
 export * from './db/migrate';
+export * from './http/json-syntax';

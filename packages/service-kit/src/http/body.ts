@@ -1,6 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { ERROR_CODES } from '@custos/contracts';
 import { HttpProblem, problems } from './problem';
+import { jsonErrorOffset } from './json-syntax';
 
 /** The media type without parameters, lower case; undefined when the header is absent. */
 export function mediaType(req: IncomingMessage): string | undefined {
@@ -80,7 +81,8 @@ export function locate(text: string, offset: number): { line: number; column: nu
  */
 function describeJsonError(text: string, message: string): { message: string; line?: number; column?: number } {
   const position = /at position (\d+)/.exec(message);
-  const where = position ? locate(text, Number(position[1])) : undefined;
+  const offset = position ? Number(position[1]) : jsonErrorOffset(text);
+  const where = offset === undefined ? undefined : locate(text, offset);
   const token = /^Unexpected token '(.+?)', /s.exec(message);
   let reason: string;
   if (token) reason = `unexpected token \`${token[1]!.slice(0, 16)}\``;
