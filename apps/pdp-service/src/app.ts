@@ -1,0 +1,67 @@
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Express } from 'express';
+import { createServiceApp, type Logger, type TokenVerifier } from '@custos/service-kit';
+import type { DefaultDecision } from './config';
+import { SERVICE_NAME, type PdpMetrics } from './metrics';
+import { openapi } from './openapi';
+import type { FollowerStatus } from './policy-set/follower';
+import { createDecisionHandler, type PolicySource } from './routes/event';
+import { replicaStatus, statusRoute } from './routes/status';
+
+export interface AppDeps {
+  logger: Logger;
+  metrics: PdpMetrics;
+  verifier: TokenVerifier;
+  /** The policy-set follower (or anything that answers like it). */
+  policies: PolicySource & { status(): FollowerStatus };
+  natsConnected: () => boolean;
+  replicaId: string;
+  defaultDecision: DefaultDecision;
+  timeZone: string;
+  /** Min-Policy-Revision wait; api.md §3 says 2 s, tests shorten it. */
+  minRevisionWaitMs?: number;
+}
+
+/** A node:http request listener; `app` is the express app behind everything but the decision routes. */
+export type PdpListener = RequestListener & { app: Express };
+
+export const DECISION_PATH = '/event';
+export const EXPLAIN_PATH = '/event/explain';
+
+/**
+ * The pdp's HTTP surface. POST /event and POST /event/explain are answered on bare node:http
+ * (express costs about 6× a plain handler here, toolchain-notes.md); everything else, including
+ * other methods on those paths (405), goes through the express app from service-kit.
+ */
+export function createApp(deps: AppDeps): PdpListener {
+  const decisions = createDecisionHandler(deps);
+  const current = () => replicaStatus(deps.replicaId, deps.policies.status(), deps.natsConnected());
+
+  const service = createServiceApp({
+    service: SERVICE_NAME,
+    logger: deps.logger,
+    metrics: deps.metrics,
+    openapi,
+    readiness: () => {
+      const status = current();
+      return { ready: status.ready, revision: status.revision, replica: status.replica, natsConnected: status.natsConnected };
+    },
+  });
+  // Reached only for paths the fast path does not take literally (e.g. `/event/`); the same handler answers.
+  service.route(DECISION_PATH, { post: (req, res) => decisions(req, res, false) });
+  service.route(EXPLAIN_PATH, { post: (req, res) => decisions(req, res, true) });
+  service.route('/status', { get: statusRoute(current) });
+  const app = service.finish();
+
+  const listener = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method === 'POST') {
+      const url = req.url ?? '';
+      const query = url.indexOf('?');
+      const path = query === -1 ? url : url.slice(0, query);
+      if (path === DECISION_PATH) return void decisions(req, res, false);
+      if (path === EXPLAIN_PATH) return void decisions(req, res, true);
+    }
+    app(req, res);
+  };
+  return Object.assign(listener, { app });
+}

@@ -1,0 +1,92 @@
+import { parseUrn, type AuthorizationDecision, type Event, type EventParameter, type Modifier, type ParameterValue, type ProblemError } from '@custos/contracts';
+import type { EngineDecision, EngineEvent, EngineModifier, NamedValue } from '@custos/policy-engine';
+
+/** The action of an event: its URN and the solution (tenant) it belongs to. */
+export interface EventAction {
+  urn: string;
+  solution: string;
+}
+
+/** Both forms of api.md §3; undefined only when the schema was not checked first. */
+export function actionOf(actionId: Event['actionId']): EventAction | undefined {
+  if ('urn' in actionId) {
+    const parsed = parseUrn('action', actionId.urn);
+    return parsed ? { urn: actionId.urn, solution: parsed.solution } : undefined;
+  }
+  return { urn: `urn:action:${actionId.scope}:${actionId.action}`, solution: actionId.scope };
+}
+
+/** Parameter names must be unique (api.md §3): one located error per repeated name. */
+export function duplicateParameters(parameters: readonly EventParameter[] | undefined): ProblemError[] {
+  if (!parameters || parameters.length < 2) return [];
+  const first = new Map<string, number>();
+  const errors: ProblemError[] = [];
+  parameters.forEach((parameter, index) => {
+    const seen = first.get(parameter.name);
+    if (seen === undefined) first.set(parameter.name, index);
+    else errors.push({ path: `parameters[${index}].name`, message: `repeats the name of parameters[${seen}]` });
+  });
+  return errors;
+}
+
+/**
+ * The language value of a wire parameter: its JSON value, except that a complex value sent as
+ * JSON text (as peers do) is parsed; text that does not parse stays a string.
+ */
+export function parameterValue(value: ParameterValue): unknown {
+  const raw = value.value;
+  if (value.isComplex === true && typeof raw === 'string') {
+    try {
+      return JSON.parse(raw) as unknown;
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}
+
+export function toEngineEvent(event: Event, action: string): EngineEvent {
+  const parameters = new Map<string, unknown>();
+  for (const parameter of event.parameters ?? []) parameters.set(parameter.name, parameterValue(parameter.value));
+  return { action, timestamp: event.timestamp, parameters };
+}
+
+/** A language value as a typed wire value with its Java type name (api.md §3). */
+export function javaValue(value: unknown): ParameterValue {
+  switch (typeof value) {
+    case 'string':
+      return { value, type: 'java.lang.String', isComplex: false };
+    case 'number':
+      return { value, type: 'java.lang.Double', isComplex: false };
+    case 'boolean':
+      return { value, type: 'java.lang.Boolean', isComplex: false };
+    case 'object':
+      if (value === null) return { value: null, type: 'java.lang.Object', isComplex: false };
+      if (Array.isArray(value)) return { value, type: 'java.util.ArrayList', isComplex: true };
+      return { value, type: 'java.lang.Object', isComplex: true };
+    default:
+      // undefined (a parameter with neither value nor child) travels as null.
+      return { value: null, type: 'java.lang.Object', isComplex: false };
+  }
+}
+
+const wireParameters = (parameters: readonly NamedValue[]): EventParameter[] =>
+  parameters.map((p) => ({ name: p.name, value: javaValue(p.value) }));
+
+export function toModifier(modifier: EngineModifier): Modifier {
+  return {
+    name: modifier.eventParameter,
+    expression: modifier.expression,
+    engine: [{ method: modifier.method, parameters: wireParameters(modifier.parameters) }],
+  };
+}
+
+export function toAuthorizationDecision(id: string, decision: EngineDecision): AuthorizationDecision {
+  return {
+    id: { identifier: id },
+    eventAllowed: decision.allowed,
+    // The engine already leaves modifiers out of an inhibited decision; this keeps the wire rule regardless.
+    modifiers: decision.allowed ? decision.modifiers.map(toModifier) : [],
+    delay: decision.delayMs,
+  };
+}

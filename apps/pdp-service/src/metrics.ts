@@ -1,0 +1,62 @@
+import { Counter, Gauge, Histogram, createMetrics, type ServiceMetrics } from '@custos/service-kit';
+
+export const SERVICE_NAME = 'pdp-service';
+
+/** Outcomes of a decision request, the label of `decisions_total`. */
+export type DecisionOutcome = 'allow' | 'inhibit' | 'rejected' | 'unavailable' | 'error';
+
+/** What the policy-set follower reports; a subset so unit tests can pass their own. */
+export interface FollowerMetrics {
+  policyRevision: Gauge;
+  compileFailures: Counter<'source'>;
+  resyncs: Counter<'reason'>;
+}
+
+export interface PdpMetrics extends ServiceMetrics, FollowerMetrics {
+  decisions: Counter<'outcome'>;
+  decisionDuration: Histogram;
+  explains: Counter<'outcome'>;
+}
+
+export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
+  const base = createMetrics(SERVICE_NAME, collectProcessMetrics);
+  const registers = [base.registry];
+  return {
+    ...base,
+    decisions: new Counter({
+      name: 'decisions_total',
+      help: 'POST /event requests by outcome (allow, inhibit, rejected = 4xx, unavailable = 503, error = 500)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    decisionDuration: new Histogram({
+      name: 'decision_duration_seconds',
+      help: 'Time from request to written decision of POST /event (successful decisions only)',
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5],
+      registers,
+    }),
+    explains: new Counter({
+      name: 'explains_total',
+      help: 'POST /event/explain requests by outcome (not counted in decisions_total)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    policyRevision: new Gauge({
+      name: 'policy_revision',
+      help: 'Revision of the active policy set (-1 before the first snapshot)',
+      registers,
+    }),
+    compileFailures: new Counter({
+      name: 'policy_compile_failures_total',
+      help: 'Policies that failed to compile; the last good set stayed active',
+      labelNames: ['source'],
+      registers,
+    }),
+    resyncs: new Counter({
+      name: 'resyncs_total',
+      help: 'Snapshots fetched, by reason (start, gap, message, reconnect, periodic)',
+      labelNames: ['reason'],
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,294 @@
+import { HEADERS, MIN_REVISION_WAIT_MS, eventSchema } from '@custos/contracts';
+import { replicaStatusSchema } from './routes/status';
+
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+
+const parameterValue = {
+  type: 'object',
+  required: ['value', 'type', 'isComplex'],
+  properties: {
+    value: { description: 'the value; objects and lists are JSON' },
+    type: {
+      type: 'string',
+      enum: ['java.lang.String', 'java.lang.Double', 'java.lang.Boolean', 'java.lang.Object', 'java.util.ArrayList'],
+    },
+    isComplex: { type: 'boolean', description: 'true for objects and lists' },
+  },
+};
+
+const decisionProperties = {
+  id: {
+    type: 'object',
+    required: ['identifier'],
+    properties: { identifier: { type: 'string', pattern: '^urn:decision:[0-9a-f-]{36}$', description: '`urn:decision:` + UUIDv7' } },
+  },
+  eventAllowed: { type: 'boolean' },
+  modifiers: {
+    type: 'array',
+    description: 'one per `modify` of the allowing branches, ordered by policy id, mechanism, modify; empty when inhibited',
+    items: { $ref: '#/components/schemas/Modifier' },
+  },
+  delay: { type: 'integer', minimum: 0, description: 'milliseconds the enforcement point waits before releasing or dropping the event' },
+};
+
+const revisionHeader = {
+  [HEADERS.policyRevision]: { description: 'revision of the policy set that decided', schema: { type: 'integer', minimum: 0 } },
+  [HEADERS.requestId]: { description: 'the request id (echoed when the client sent a safe one)', schema: { type: 'string' } },
+};
+
+const decisionParameters = [
+  {
+    name: HEADERS.minPolicyRevision,
+    in: 'header',
+    required: false,
+    description: `answer only once this revision is active; waits up to ${MIN_REVISION_WAIT_MS} ms, then 503 \`policy_revision_unavailable\``,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  {
+    name: HEADERS.requestId,
+    in: 'header',
+    required: false,
+    description: 'a request id to correlate logs (`[A-Za-z0-9._:-]{1,128}`); one is made up otherwise',
+    schema: { type: 'string' },
+  },
+];
+
+const decisionErrors = {
+  '400': problem('malformed JSON (`malformed_json`, with line and column), a body that breaks the schema or repeats a parameter name (`invalid_event`, with paths), or a bad `Min-Policy-Revision` (`invalid_request`)'),
+  '401': problem('missing (`unauthorized`) or invalid (`invalid_token`) bearer token; `WWW-Authenticate: Bearer` says which'),
+  '403': problem('the token lacks `event:decide`, or does not grant the solution of the event\'s action (`insufficient_scope`)'),
+  '405': problem('any method other than POST (`Allow: POST`)'),
+  '413': problem('the body exceeds 1 MiB (`payload_too_large`)'),
+  '415': problem('the body is not `application/json` (UTF-8) (`unsupported_media_type`)'),
+  '500': problem('a bug; logged, answered without detail (`internal_error`)'),
+  '503': problem(
+    'no policy set is active yet (`service_unavailable`), the demanded `Min-Policy-Revision` did not arrive in time (`policy_revision_unavailable`), or the signing keys cannot be fetched; `Retry-After` says when to try again',
+  ),
+};
+
+const decisionRequestBody = {
+  required: true,
+  description: 'an Event (api.md §3): `actionId` as `{scope, action}` or `{urn}`, `timestamp` in ms, `parameters` with unique names',
+  content: { 'application/json': { schema: { $ref: '#/components/schemas/Event' } } },
+};
+
+const plain = (description: string, contentType: string, schema: object = { type: 'string' }) => ({
+  description,
+  content: { [contentType]: { schema } },
+});
+
+/** OpenAPI 3.1 of every route the pdp serves (served at /openapi.json, rendered at /docs). */
+export const openapi = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Custos pdp-service',
+    version: '0.1.0',
+    description:
+      'The decision point: enforcement points ask whether an event may happen and get allow/inhibit, modifiers and a delay, ' +
+      'decided by the deployed policy set this replica follows (snapshot + ordered NATS changes). ' +
+      'Decision routes need a bearer token with scope `event:decide` for the event\'s solution; the rest needs no token and shows no policy content.',
+  },
+  servers: [{ url: '/' }],
+  security: [],
+  paths: {
+    '/event': {
+      post: {
+        operationId: 'decide',
+        summary: 'Decide an event',
+        description:
+          'Evaluates every deployed mechanism of the event\'s action and combines them (policy-language.md §7): any inhibit wins; ' +
+          'otherwise allowed with the modifiers of the allowing branches. With no deciding mechanism, `DEFAULT_DECISION` applies. ' +
+          'Every decision is logged (without parameter values) under its id.',
+        security: [{ bearer: ['event:decide'] }],
+        parameters: decisionParameters,
+        requestBody: decisionRequestBody,
+        responses: {
+          '200': {
+            description: 'the decision',
+            headers: revisionHeader,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/AuthorizationDecision' } } },
+          },
+          ...decisionErrors,
+        },
+      },
+    },
+    '/event/explain': {
+      post: {
+        operationId: 'explain',
+        summary: 'Decide an event and explain the decision',
+        description:
+          'The same decision as POST /event plus, for each mechanism of a matching policy, the branch taken, the values of its conditions, ' +
+          'errors, and the delays, modifiers and executes it contributed. No side effects: nothing is recorded, no PXP is called.',
+        security: [{ bearer: ['event:decide'] }],
+        parameters: decisionParameters,
+        requestBody: decisionRequestBody,
+        responses: {
+          '200': {
+            description: 'the decision with its explanation',
+            headers: revisionHeader,
+            content: { 'application/json': { schema: { $ref: '#/components/schemas/ExplainedDecision' } } },
+          },
+          ...decisionErrors,
+        },
+      },
+    },
+    '/status': {
+      get: {
+        operationId: 'status',
+        summary: 'Where this replica stands',
+        description: 'Replica id, readiness, active revision and size of the set, last snapshot and change times, lag, NATS connection.',
+        responses: {
+          '200': plain('the status', 'application/json', { $ref: '#/components/schemas/ReplicaStatus' }),
+          '405': problem('any method other than GET or HEAD'),
+        },
+      },
+    },
+    '/health/live': {
+      get: {
+        operationId: 'live',
+        summary: 'Liveness',
+        responses: { '200': plain('the process answers', 'application/json', { type: 'object', properties: { status: { const: 'live' } } }) },
+      },
+    },
+    '/health/ready': {
+      get: {
+        operationId: 'ready',
+        summary: 'Readiness: true once the first policy snapshot is active',
+        responses: {
+          '200': plain('ready', 'application/json', { $ref: '#/components/schemas/Readiness' }),
+          '503': plain('no policy set is active yet', 'application/json', { $ref: '#/components/schemas/Readiness' }),
+        },
+      },
+    },
+    '/metrics': {
+      get: {
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description:
+          'Besides process and HTTP metrics: `decisions_total{outcome}`, `decision_duration_seconds`, `explains_total{outcome}`, ' +
+          '`policy_revision`, `policy_compile_failures_total{source}`, `resyncs_total{reason}`.',
+        responses: { '200': plain('metrics in the Prometheus text format', 'text/plain') },
+      },
+    },
+    '/openapi.json': {
+      get: { operationId: 'openapi', summary: 'This document', responses: { '200': plain('OpenAPI 3.1', 'application/json', { type: 'object' }) } },
+    },
+    '/docs': {
+      get: { operationId: 'docs', summary: 'Human-readable API documentation', responses: { '200': plain('an HTML page', 'text/html') } },
+    },
+  },
+  components: {
+    securitySchemes: {
+      bearer: {
+        type: 'http',
+        scheme: 'bearer',
+        bearerFormat: 'JWT',
+        description: 'an ES256 access token from the auth service (`POST /oauth/token`), verified against its JWKS',
+      },
+    },
+    schemas: {
+      Event: eventSchema,
+      ParameterValue: parameterValue,
+      Modifier: {
+        type: 'object',
+        required: ['name', 'expression', 'engine'],
+        properties: {
+          name: { type: 'string', description: 'the event parameter to modify' },
+          expression: { type: 'string', description: 'the jsonPathQuery, `$` when absent' },
+          engine: {
+            type: 'array',
+            minItems: 1,
+            maxItems: 1,
+            items: {
+              type: 'object',
+              required: ['method', 'parameters'],
+              properties: {
+                method: { type: 'string' },
+                parameters: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['name', 'value'],
+                    properties: { name: { type: 'string' }, value: { $ref: '#/components/schemas/ParameterValue' } },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+      AuthorizationDecision: { type: 'object', required: ['id', 'eventAllowed', 'modifiers', 'delay'], properties: decisionProperties },
+      ExplainedDecision: {
+        type: 'object',
+        required: ['id', 'eventAllowed', 'modifiers', 'delay', 'explanation', 'policyRevision'],
+        properties: {
+          ...decisionProperties,
+          policyRevision: { type: 'integer', description: 'revision of the policy set that decided' },
+          explanation: { type: 'array', items: { $ref: '#/components/schemas/MechanismExplanation' } },
+        },
+      },
+      MechanismExplanation: {
+        type: 'object',
+        properties: {
+          policyId: { type: 'string' },
+          mechanism: { type: 'integer', description: '0-based position of the mechanism in its policy' },
+          event: { type: 'string', description: 'the mechanism\'s action URN' },
+          branch: {
+            type: 'object',
+            description: '`{kind: "if"|"elseif", index}`, `{kind: "else"}` or `{kind: "none"}`',
+            properties: { kind: { enum: ['if', 'elseif', 'else', 'none'] }, index: { type: 'integer' } },
+          },
+          conditions: {
+            type: 'array',
+            description: 'value of each evaluated condition, in order (null when it failed)',
+            items: { type: 'object', properties: { branch: { type: 'integer' }, value: { type: ['boolean', 'null'] } } },
+          },
+          outcome: { enum: ['allow', 'inhibit', 'none', 'error'] },
+          delayMs: { type: 'integer' },
+          modifiers: { type: 'array', items: { $ref: '#/components/schemas/Modifier' } },
+          executions: {
+            type: 'array',
+            description: 'executes the branch plans (never carried out by explain)',
+            items: { type: 'object', properties: { action: { type: 'string' }, parameters: { type: 'array' } } },
+          },
+          reason: { type: ['string', 'null'] },
+          error: { type: ['string', 'null'] },
+        },
+      },
+      ReplicaStatus: replicaStatusSchema,
+      Readiness: {
+        type: 'object',
+        required: ['ready', 'revision'],
+        properties: {
+          ready: { type: 'boolean' },
+          revision: { type: ['integer', 'null'] },
+          replica: { type: 'string' },
+          natsConnected: { type: 'boolean' },
+        },
+      },
+      Problem: {
+        type: 'object',
+        description: 'RFC 9457 problem details',
+        required: ['type', 'title', 'status', 'detail', 'code'],
+        properties: {
+          type: { type: 'string', description: '`urn:custos:problem:<code>`' },
+          title: { type: 'string' },
+          status: { type: 'integer' },
+          detail: { type: 'string' },
+          code: { type: 'string' },
+          errors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['message'],
+              properties: { message: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' }, path: { type: 'string' } },
+            },
+          },
+        },
+      },
+    },
+  },
+} as const;

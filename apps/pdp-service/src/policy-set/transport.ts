@@ -1,0 +1,151 @@
+import { Events, createInbox, type NatsConnection, type Subscription } from 'nats';
+import { policySubjects, type PolicyChange, type PolicySnapshot, type PolicySubjects, type SnapshotRequest } from '@custos/contracts';
+import type { Logger } from '@custos/service-kit';
+import { SnapshotAssembler, SnapshotError, parseChange } from './messages';
+
+/**
+ * How the follower hears from pap. The NATS implementation is below; unit tests use a fake.
+ */
+export interface PolicyTransport {
+  /**
+   * Starts delivering change messages in arrival order (`receivedAt` = Date.now() on arrival).
+   * Resolves once the server has the subscription, so a snapshot requested afterwards cannot miss a change.
+   */
+  subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void>;
+  /** One attempt at a full snapshot; rejects (SnapshotError) on timeout or unreadable chunks. */
+  fetchSnapshot(): Promise<PolicySnapshot>;
+  /** `listener` runs after every re-established connection (core messages may have been lost meanwhile). */
+  onReconnect(listener: () => void): void;
+  readonly connected: boolean;
+  close(): Promise<void>;
+}
+
+export interface NatsTransportOptions {
+  prefix: string;
+  /** Names this replica in snapshot requests. */
+  requester: string;
+  logger: Logger;
+  /** A snapshot attempt fails when no chunk arrived for this long. */
+  chunkTimeoutMs?: number;
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/** Core NATS: a subscription on the changes subject and snapshot requests answered in chunks on an inbox. */
+export class NatsPolicyTransport implements PolicyTransport {
+  readonly subjects: PolicySubjects;
+  private readonly reconnectListeners: Array<() => void> = [];
+  private changeSubscription: Subscription | undefined;
+  private up = true;
+  private readonly chunkTimeoutMs: number;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    private readonly options: NatsTransportOptions,
+  ) {
+    this.subjects = policySubjects(options.prefix);
+    this.chunkTimeoutMs = options.chunkTimeoutMs ?? 5000;
+    void this.watchStatus();
+  }
+
+  get connected(): boolean {
+    return this.up && !this.nc.isClosed();
+  }
+
+  private async watchStatus(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === Events.Disconnect) {
+        this.up = false;
+        this.options.logger.warn({ server: status.data }, 'nats disconnected');
+      } else if (status.type === Events.Reconnect) {
+        this.up = true;
+        this.options.logger.info({ server: status.data }, 'nats reconnected');
+        for (const listener of this.reconnectListeners) listener();
+      }
+    }
+  }
+
+  onReconnect(listener: () => void): void {
+    this.reconnectListeners.push(listener);
+  }
+
+  async subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void> {
+    this.changeSubscription = this.nc.subscribe(this.subjects.changes, {
+      callback: (error, message) => {
+        const receivedAt = Date.now();
+        if (error) {
+          this.options.logger.error({ err: error }, 'policy change subscription failed');
+          return;
+        }
+        const change = parseChange(decoder.decode(message.data));
+        if (typeof change === 'string') {
+          // Ignoring it is safe: the revision it carried shows up as a gap and triggers a snapshot.
+          this.options.logger.warn({ reason: change }, 'unreadable policy change ignored');
+          return;
+        }
+        onChange(change, receivedAt);
+      },
+    });
+    await this.nc.flush();
+  }
+
+  fetchSnapshot(): Promise<PolicySnapshot> {
+    return new Promise<PolicySnapshot>((resolve, reject) => {
+      const assembler = new SnapshotAssembler();
+      let settled = false;
+      let timer: NodeJS.Timeout | undefined;
+      let subscription: Subscription | undefined;
+      const finish = (error: unknown, snapshot?: PolicySnapshot) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        subscription?.unsubscribe();
+        if (snapshot) resolve(snapshot);
+        else reject(error instanceof Error ? error : new SnapshotError(String(error)));
+      };
+      const arm = () => {
+        clearTimeout(timer);
+        timer = setTimeout(
+          () => finish(new SnapshotError(`no snapshot chunk arrived within ${this.chunkTimeoutMs} ms`)),
+          this.chunkTimeoutMs,
+        );
+      };
+      try {
+        const inbox = createInbox();
+        subscription = this.nc.subscribe(inbox, {
+          callback: (error, message) => {
+            if (error) return finish(error);
+            if (message.headers?.hasError) {
+              // The server says so at once when no one subscribes to the snapshot subject (503 no responders).
+              const why = message.headers.code === 503 ? 'nobody answers snapshot requests' : `snapshot request failed: ${message.headers.description}`;
+              return finish(new SnapshotError(why));
+            }
+            try {
+              let chunk: unknown;
+              try {
+                chunk = JSON.parse(decoder.decode(message.data));
+              } catch {
+                throw new SnapshotError('a snapshot chunk is not JSON');
+              }
+              if (assembler.add(chunk)) finish(undefined, assembler.result());
+              else arm();
+            } catch (failure) {
+              finish(failure);
+            }
+          },
+        });
+        arm();
+        const request: SnapshotRequest = { requester: this.options.requester };
+        this.nc.publish(this.subjects.snapshot, encoder.encode(JSON.stringify(request)), { reply: inbox });
+      } catch (error) {
+        finish(error);
+      }
+    });
+  }
+
+  async close(): Promise<void> {
+    this.changeSubscription?.unsubscribe();
+    this.changeSubscription = undefined;
+  }
+}

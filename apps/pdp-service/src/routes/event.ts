@@ -1,0 +1,192 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import {
+  ERROR_CODES,
+  HEADERS,
+  MIN_REVISION_WAIT_MS,
+  SCOPES,
+  eventSchema,
+  type AuthorizationDecision,
+  type Event,
+} from '@custos/contracts';
+import { decide, type EngineDecision, type MechanismExplanation } from '@custos/policy-engine';
+import {
+  HttpProblem,
+  JSON_TYPES,
+  compileValidator,
+  foreignSolution,
+  insufficientScope,
+  parseJson,
+  problems,
+  readBody,
+  requestIdOf,
+  requireMediaType,
+  toProblem,
+  uuidv7,
+  writeProblem,
+  type BodyValidator,
+  type Logger,
+  type TokenVerifier,
+} from '@custos/service-kit';
+import type { DefaultDecision } from '../config';
+import { actionOf, duplicateParameters, javaValue, toAuthorizationDecision, toEngineEvent, toModifier } from '../decision/convert';
+import { createDecisionLogger, logDecision } from '../decision/log';
+import type { DecisionOutcome, PdpMetrics } from '../metrics';
+import type { ActivePolicySet } from '../policy-set/follower';
+
+/** Events over 1 MiB are refused (api.md §5). */
+export const MAX_EVENT_BYTES = 1024 * 1024;
+
+/** The request body schema of both decision routes (the wire contract's, compiled once). */
+export { eventSchema };
+const validateEvent: BodyValidator<Event> = compileValidator<Event>(eventSchema);
+
+/** What the decision routes need from the policy-set follower. */
+export interface PolicySource {
+  readonly active: ActivePolicySet | undefined;
+  waitForRevision(revision: number, timeoutMs: number): Promise<boolean>;
+}
+
+export interface DecisionRouteDeps {
+  logger: Logger;
+  metrics: PdpMetrics;
+  verifier: TokenVerifier;
+  policies: PolicySource;
+  defaultDecision: DefaultDecision;
+  timeZone: string;
+  /** How long Min-Policy-Revision waits (api.md §3: 2 s). */
+  minRevisionWaitMs?: number;
+}
+
+export type DecisionHandler = (req: IncomingMessage, res: ServerResponse, explain: boolean) => Promise<void>;
+
+/** The Min-Policy-Revision header: absent, or a non-negative integer. */
+export function minRevisionOf(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join(', ') : header.trim();
+  if (!/^\d{1,15}$/.test(text)) {
+    throw problems.badRequest(
+      ERROR_CODES.invalidRequest,
+      `header \`${HEADERS.minPolicyRevision}\` must be a non-negative integer, got \`${text.slice(0, 40)}\``,
+      [{ path: `headers.${HEADERS.minPolicyRevision}`, message: 'must be a non-negative integer' }],
+    );
+  }
+  return Number(text);
+}
+
+/** The explanation as the wire shows it: the engine's, with modifier and execute parameters typed like a decision's. */
+export function wireExplanation(explanation: readonly MechanismExplanation[] | undefined): unknown[] {
+  return (explanation ?? []).map((m) => ({
+    policyId: m.policyId,
+    mechanism: m.mechanism,
+    event: m.event,
+    branch: m.branch,
+    conditions: m.conditions,
+    outcome: m.outcome,
+    delayMs: m.delayMs,
+    modifiers: m.modifiers.map((modifier) => ({ policyId: modifier.policyId, ...toModifier(modifier), reason: modifier.reason })),
+    executions: m.executions.map((e) => ({
+      action: e.action,
+      parameters: e.parameters.map((p) => ({ name: p.name, value: javaValue(p.value) })),
+    })),
+    reason: m.reason,
+    error: m.error,
+  }));
+}
+
+const notReady = () =>
+  problems.serviceUnavailable(ERROR_CODES.serviceUnavailable, 'no policy set is active yet; try again shortly', 1);
+
+const revisionUnavailable = (wanted: number, active: number | undefined) =>
+  problems.serviceUnavailable(
+    ERROR_CODES.policyRevisionUnavailable,
+    `policy revision \`${wanted}\` is not active on this replica yet (active: ${active ?? 'none'})`,
+    1,
+  );
+
+/**
+ * POST /event and POST /event/explain, on bare node:http (no express middleware on the hot path):
+ * token → scope → media type → size → JSON → schema → solution → revision → decide → JSON.
+ * The decision log line is written after the response.
+ */
+export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler {
+  const { logger, metrics, verifier, policies } = deps;
+  const decisionLog = createDecisionLogger(logger);
+  const waitMs = deps.minRevisionWaitMs ?? MIN_REVISION_WAIT_MS;
+  const options = { defaultDecision: deps.defaultDecision, timeZone: deps.timeZone };
+  const explainOptions = { ...options, explain: true };
+
+  const count = (explain: boolean, outcome: DecisionOutcome) => (explain ? metrics.explains : metrics.decisions).inc({ outcome });
+
+  return async (req, res, explain) => {
+    const started = process.hrtime.bigint();
+    // One UUIDv7 per request: the decision id, and the request id unless the client sent one.
+    const uuid = uuidv7();
+    const sentId = req.headers['x-request-id'];
+    const requestId = sentId === undefined ? uuid : requestIdOf(sentId);
+    res.setHeader(HEADERS.requestId, requestId);
+    try {
+      const principal = await verifier.authenticate(req.headers.authorization);
+      if (!principal.hasScope(SCOPES.eventDecide)) throw insufficientScope(SCOPES.eventDecide);
+      requireMediaType(req, JSON_TYPES);
+      const body = parseJson(await readBody(req, MAX_EVENT_BYTES));
+      validateEvent.assert(body, ERROR_CODES.invalidEvent, 'the event does not match the schema');
+      const duplicates = duplicateParameters(body.parameters);
+      if (duplicates.length > 0) {
+        throw problems.badRequest(ERROR_CODES.invalidEvent, 'parameter names must be unique', duplicates);
+      }
+      const action = actionOf(body.actionId);
+      if (!action) throw problems.badRequest(ERROR_CODES.invalidEvent, 'the event names no valid action');
+      if (!principal.mayAccess(action.solution)) throw foreignSolution(SCOPES.eventDecide);
+
+      const minRevision = minRevisionOf(req.headers['min-policy-revision']);
+      let active = policies.active;
+      if (minRevision !== undefined && (active === undefined || active.revision < minRevision)) {
+        const reached = await policies.waitForRevision(minRevision, waitMs);
+        active = policies.active;
+        if (!reached || active === undefined) throw revisionUnavailable(minRevision, active?.revision);
+      }
+      if (active === undefined) throw notReady();
+
+      const decision: EngineDecision = decide(active.set, toEngineEvent(body, action.urn), explain ? explainOptions : options);
+      const decisionId = `urn:decision:${uuid}`;
+      const answer: AuthorizationDecision = toAuthorizationDecision(decisionId, decision);
+      const text = JSON.stringify(
+        explain ? { ...answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision } : answer,
+      );
+      res.writeHead(200, {
+        'Content-Type': 'application/json',
+        'Content-Length': Buffer.byteLength(text),
+        [HEADERS.policyRevision]: String(active.revision),
+      });
+      res.end(text);
+
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      count(explain, decision.allowed ? 'allow' : 'inhibit');
+      if (!explain) metrics.decisionDuration.observe(seconds);
+      logDecision(decisionLog, {
+        decisionId,
+        requestId,
+        clientId: principal.clientId,
+        action: action.urn,
+        solution: action.solution,
+        revision: active.revision,
+        decision,
+        latencyUs: Math.round(seconds * 1e6),
+        explain,
+      });
+    } catch (error) {
+      if (!(error instanceof HttpProblem) && (res.destroyed || req.socket.destroyed || req.readableAborted)) {
+        // The client went away while we read its body: nobody to answer.
+        res.destroy();
+        return;
+      }
+      const problem = toProblem(error, logger, requestId);
+      writeProblem(res, problem);
+      count(explain, problem.status === 503 ? 'unavailable' : problem.status >= 500 ? 'error' : 'rejected');
+      logger.info(
+        { requestId, method: req.method, path: explain ? '/event/explain' : '/event', status: problem.status, code: problem.code },
+        'request',
+      );
+    }
+  };
+}

@@ -1,0 +1,100 @@
+import { connect, type NatsConnection } from 'nats';
+import { policySubjects, type PolicyChange, type PolicySnapshot, type SnapshotChunk, type SnapshotRequest } from '@custos/contracts';
+import { TEST_NATS_URL } from '@custos/test-kit';
+
+/** How the next snapshot request is answered when it is not answered properly. */
+export type Misbehaviour = 'silent' | 'out-of-order' | 'missing-chunk';
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * Plays pap's side of the propagation contract on real NATS: answers snapshot requests with
+ * chunked replies and publishes PolicyChange messages on the changes subject.
+ */
+export class FakePap {
+  revision = 0;
+  readonly policies = new Map<string, string>();
+  readonly requests: SnapshotRequest[] = [];
+  /** Chunks sent per snapshot answer, most recent last. */
+  readonly chunkCounts: number[] = [];
+  readonly misbehave: Misbehaviour[] = [];
+  private nc: NatsConnection | undefined;
+
+  private constructor(
+    readonly prefix: string,
+    private readonly chunkSize: number,
+  ) {}
+
+  static async start(prefix: string, { chunkSize = 64, servers = TEST_NATS_URL }: { chunkSize?: number; servers?: string } = {}): Promise<FakePap> {
+    const pap = new FakePap(prefix, chunkSize);
+    const nc = await connect({ servers, name: 'fake pap', maxReconnectAttempts: -1, reconnectTimeWait: 50 });
+    pap.nc = nc;
+    nc.subscribe(policySubjects(prefix).snapshot, {
+      callback: (_error, message) => {
+        pap.requests.push(JSON.parse(decoder.decode(message.data)) as SnapshotRequest);
+        if (message.reply) pap.answer(message.reply);
+      },
+    });
+    await nc.flush();
+    return pap;
+  }
+
+  snapshot(): PolicySnapshot {
+    return { revision: this.revision, policies: [...this.policies].map(([id, xml]) => ({ id, xml })) };
+  }
+
+  private answer(reply: string): void {
+    const mode = this.misbehave.shift();
+    if (mode === 'silent') return;
+    const bytes = Buffer.from(JSON.stringify(this.snapshot()), 'utf8');
+    const chunks: SnapshotChunk[] = [];
+    for (let offset = 0, index = 0; offset < bytes.length; offset += this.chunkSize, index++) {
+      chunks.push({
+        index,
+        last: offset + this.chunkSize >= bytes.length,
+        data: bytes.subarray(offset, offset + this.chunkSize).toString('base64'),
+      });
+    }
+    if (mode === 'out-of-order') [chunks[0], chunks[1]] = [chunks[1]!, chunks[0]!];
+    if (mode === 'missing-chunk') chunks.splice(1, 1);
+    this.chunkCounts.push(chunks.length);
+    for (const chunk of chunks) this.nc!.publish(reply, encoder.encode(JSON.stringify(chunk)));
+  }
+
+  /** Deploys (or replaces) a policy at the next revision and announces it; returns the revision. */
+  deploy(id: string, xml: string, { announce = true }: { announce?: boolean } = {}): number {
+    this.revision++;
+    this.policies.set(id, xml);
+    if (announce) this.publish({ revision: this.revision, type: 'deploy', policy: { id, xml } });
+    return this.revision;
+  }
+
+  revoke(id: string, { announce = true }: { announce?: boolean } = {}): number {
+    this.revision++;
+    this.policies.delete(id);
+    if (announce) this.publish({ revision: this.revision, type: 'revoke', policyId: id });
+    return this.revision;
+  }
+
+  /** Announces the next revision as `resync` (what pap does for a policy too large for a message). */
+  deployWithResync(id: string, xml: string): number {
+    this.revision++;
+    this.policies.set(id, xml);
+    this.publish({ revision: this.revision, type: 'resync' });
+    return this.revision;
+  }
+
+  publish(change: PolicyChange | string): void {
+    const text = typeof change === 'string' ? change : JSON.stringify(change);
+    this.nc!.publish(policySubjects(this.prefix).changes, encoder.encode(text));
+  }
+
+  async flush(): Promise<void> {
+    await this.nc!.flush();
+  }
+
+  async stop(): Promise<void> {
+    await this.nc?.drain();
+  }
+}

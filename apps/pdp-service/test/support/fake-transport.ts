@@ -1,0 +1,70 @@
+import type { PolicyChange, PolicySnapshot } from '@custos/contracts';
+import type { PolicyTransport } from '../../src/policy-set/transport';
+
+interface Deferred<T> {
+  promise: Promise<T>;
+  resolve(value: T): void;
+  reject(error: Error): void;
+}
+
+export function deferred<T>(): Deferred<T> {
+  let resolve!: (value: T) => void;
+  let reject!: (error: Error) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+type Answer = PolicySnapshot | Error | Deferred<PolicySnapshot>;
+
+/** A transport driven by the test: it emits changes and decides how each snapshot request is answered. */
+export class FakeTransport implements PolicyTransport {
+  /** What happened, in order (`subscribe`, `snapshot`). */
+  readonly calls: string[] = [];
+  /** Answers for the next snapshot requests; when empty, `state` is answered. */
+  readonly answers: Answer[] = [];
+  /** performance.now() of every snapshot request. */
+  readonly requestTimes: number[] = [];
+  state: PolicySnapshot = { revision: 0, policies: [] };
+  connected = true;
+  closed = false;
+  private listener: ((change: PolicyChange, receivedAt: number) => void) | undefined;
+  private readonly reconnectListeners: Array<() => void> = [];
+
+  get snapshotRequests(): number {
+    return this.calls.filter((c) => c === 'snapshot').length;
+  }
+
+  async subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void> {
+    this.calls.push('subscribe');
+    this.listener = onChange;
+  }
+
+  fetchSnapshot(): Promise<PolicySnapshot> {
+    this.calls.push('snapshot');
+    this.requestTimes.push(performance.now());
+    const answer = this.answers.shift() ?? structuredClone(this.state);
+    if (answer instanceof Error) return Promise.reject(answer);
+    if ('promise' in answer) return answer.promise;
+    return Promise.resolve(answer);
+  }
+
+  onReconnect(listener: () => void): void {
+    this.reconnectListeners.push(listener);
+  }
+
+  emit(change: PolicyChange, receivedAt = Date.now()): void {
+    if (!this.listener) throw new Error('nobody subscribed');
+    this.listener(change, receivedAt);
+  }
+
+  reconnect(): void {
+    for (const listener of this.reconnectListeners) listener();
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}

@@ -1,0 +1,126 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { connect, type NatsConnection } from 'nats';
+import { TEST_NATS_URL, freePort, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
+import { createPdpMetrics } from '../src/metrics';
+import { PolicySetFollower } from '../src/policy-set/follower';
+import { SnapshotError } from '../src/policy-set/messages';
+import { NatsPolicyTransport } from '../src/policy-set/transport';
+import { FakePap } from './support/fake-pap';
+import { memoryLogger } from './support/logger';
+import { allowAll, inhibitAll } from './support/policies';
+
+const NATS_SERVER = '/usr/sbin/nats-server';
+
+describe('NatsPolicyTransport', () => {
+  it('fails a snapshot attempt at once when nothing listens for snapshot requests', async () => {
+    const nc = await connect({ servers: TEST_NATS_URL });
+    try {
+      const transport = new NatsPolicyTransport(nc, { prefix: uniqueNatsPrefix(), requester: 'r', logger: memoryLogger().logger, chunkTimeoutMs: 60_000 });
+      await expect(transport.fetchSnapshot()).rejects.toThrow(new SnapshotError('nobody answers snapshot requests'));
+    } finally {
+      await nc.drain();
+    }
+  });
+
+  it('fails a snapshot attempt when no chunk arrives in time', async () => {
+    const prefix = uniqueNatsPrefix();
+    const nc = await connect({ servers: TEST_NATS_URL });
+    try {
+      const transport = new NatsPolicyTransport(nc, { prefix, requester: 'r', logger: memoryLogger().logger, chunkTimeoutMs: 100 });
+      const heard: string[] = [];
+      nc.subscribe(transport.subjects.snapshot, { callback: (_e, m) => heard.push(m.subject) }); // a pap that never answers
+      await nc.flush();
+      await expect(transport.fetchSnapshot()).rejects.toThrow(new SnapshotError('no snapshot chunk arrived within 100 ms'));
+      expect(heard).toEqual([transport.subjects.snapshot]);
+    } finally {
+      await nc.drain();
+    }
+  });
+
+  it('reassembles a snapshot of many chunks with multi-byte text', async () => {
+    const prefix = uniqueNatsPrefix();
+    const pap = await FakePap.start(prefix, { chunkSize: 7 });
+    const nc = await connect({ servers: TEST_NATS_URL });
+    try {
+      const xml = allowAll('urn:policy:acme:ümlaut', 'urn:action:acme:x').replace('<if>', '<!-- äöü € 𝄞 --><if>');
+      pap.policies.set('urn:policy:acme:ümlaut', xml);
+      pap.revision = 9;
+      const transport = new NatsPolicyTransport(nc, { prefix, requester: 'replica-a', logger: memoryLogger().logger });
+      const snapshot = await transport.fetchSnapshot();
+      expect(snapshot).toEqual({ revision: 9, policies: [{ id: 'urn:policy:acme:ümlaut', xml }] });
+      expect(pap.chunkCounts[0]).toBeGreaterThan(50);
+      expect(pap.requests).toEqual([{ requester: 'replica-a' }]);
+    } finally {
+      await nc.drain();
+      await pap.stop();
+    }
+  });
+});
+
+describe('following across a NATS restart', () => {
+  let server: ChildProcess | undefined;
+  let port: number;
+  const startServer = async () => {
+    server = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
+    await waitFor(
+      async () => {
+        const probe = await connect({ servers: `nats://127.0.0.1:${port}`, reconnect: false });
+        await probe.close();
+        return true;
+      },
+      { what: 'nats-server to listen' },
+    );
+  };
+  const stopServer = async () => {
+    const child = server;
+    server = undefined;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+  };
+
+  afterEach(stopServer);
+
+  it('takes a snapshot after reconnecting, catching changes whose messages were lost', async () => {
+    port = await freePort();
+    await startServer();
+    const servers = `nats://127.0.0.1:${port}`;
+    const prefix = uniqueNatsPrefix();
+    const pap = await FakePap.start(prefix, { servers });
+    const nc: NatsConnection = await connect({ servers, maxReconnectAttempts: -1, reconnectTimeWait: 50 });
+    const log = memoryLogger();
+    const metrics = createPdpMetrics(false);
+    const transport = new NatsPolicyTransport(nc, { prefix, requester: 'r', logger: log.logger, chunkTimeoutMs: 200 });
+    const follower = new PolicySetFollower({ transport, logger: log.logger, metrics, resyncIntervalMs: 0, backoff: { initialMs: 20, maxMs: 100 } });
+    try {
+      pap.deploy('urn:policy:acme:a', allowAll('urn:policy:acme:a', 'urn:action:acme:x'), { announce: false });
+      await follower.start();
+      await waitFor(() => follower.active?.revision === 1, { what: 'the first snapshot' });
+      expect(transport.connected).toBe(true);
+
+      await stopServer();
+      await waitFor(() => !transport.connected, { what: 'the disconnect' });
+      // Changes made while NATS is down never reach this replica as messages.
+      pap.deploy('urn:policy:acme:b', inhibitAll('urn:policy:acme:b', 'urn:action:acme:x'), { announce: false });
+      expect(follower.active?.revision).toBe(1);
+
+      await startServer();
+      await waitFor(() => transport.connected, { timeoutMs: 10_000, what: 'the reconnect' });
+      await waitFor(() => follower.active?.revision === 2, { timeoutMs: 10_000, what: 'the snapshot after the reconnect' });
+      expect(follower.active?.set.has('urn:policy:acme:b')).toBe(true);
+      const resyncs = (await metrics.registry.getSingleMetric('resyncs_total')!.get()).values;
+      expect(resyncs.find((v) => v.labels.reason === 'reconnect')?.value).toBeGreaterThanOrEqual(1);
+      expect(log.lines.some((l) => l.msg === 'nats reconnected')).toBe(true);
+
+      // And changes flow again over the re-established subscription.
+      const next = pap.revoke('urn:policy:acme:a');
+      await waitFor(() => follower.active?.revision === next, { what: 'a change after the reconnect' });
+      expect(follower.active?.set.has('urn:policy:acme:a')).toBe(false);
+    } finally {
+      await follower.stop();
+      await nc.close();
+      await pap.stop().catch(() => undefined);
+    }
+  });
+});
