@@ -1,0 +1,90 @@
+import {
+  createTestDatabase,
+  freePort,
+  startService,
+  uniqueNatsPrefix,
+  type RunningService,
+  type TestDatabase,
+} from '@custos/test-kit';
+
+export const ADMIN_ID = 'system-admin';
+export const ADMIN_SECRET = 'system-admin-secret-0123456789';
+
+export interface Stack {
+  database: TestDatabase;
+  natsPrefix: string;
+  env: Record<string, string>;
+  auth: RunningService;
+  pap: RunningService;
+  pdps: RunningService[];
+  /** Starts one more pdp (or restarts one on a given port). */
+  startPdp(port?: number): Promise<RunningService>;
+  adminToken(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/** auth, pap and `replicas` pdp processes sharing one fresh database and one NATS prefix. */
+export interface StackOptions {
+  natsUrl: string;
+  replicas: number;
+  admin?: { id: string; secret: string };
+}
+
+export async function startStack({ natsUrl, replicas, admin = { id: ADMIN_ID, secret: ADMIN_SECRET } }: StackOptions): Promise<Stack> {
+  const database = await createTestDatabase('custos_system');
+  const natsPrefix = uniqueNatsPrefix();
+  const authPort = await freePort();
+  const env: Record<string, string> = {
+    DATABASE_URL: database.url,
+    NATS_URL: natsUrl,
+    NATS_PREFIX: natsPrefix,
+    AUTH_URL: `http://127.0.0.1:${authPort}`,
+    BOOTSTRAP_CLIENT_ID: admin.id,
+    BOOTSTRAP_CLIENT_SECRET: admin.secret,
+    PDP_RESYNC_INTERVAL_MS: '30000',
+  };
+  const started: RunningService[] = [];
+  try {
+    const auth = await startService('auth-service', { ...env, AUTH_PORT: String(authPort) });
+    started.push(auth);
+    const pap = await startService('pap-service', env);
+    started.push(pap);
+    const pdps = await Promise.all(Array.from({ length: replicas }, () => startService('pdp-service', env)));
+    started.push(...pdps);
+    const stack: Stack = {
+      database,
+      natsPrefix,
+      env,
+      auth,
+      pap,
+      pdps,
+      startPdp: async (port?: number) => {
+        const pdp = await startService('pdp-service', port === undefined ? env : { ...env, PDP_PORT: String(port) });
+        started.push(pdp);
+        return pdp;
+      },
+      adminToken: () => clientToken(auth.url, admin.id, admin.secret),
+      stop: async () => {
+        await Promise.all(started.map((service) => service.stop()));
+        await database.drop();
+      },
+    };
+    return stack;
+  } catch (error) {
+    await Promise.all(started.map((service) => service.kill()));
+    await database.drop();
+    throw error;
+  }
+}
+
+export async function clientToken(authUrl: string, id: string, secret: string, scope?: string): Promise<string> {
+  const form = new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret });
+  if (scope) form.set('scope', scope);
+  const response = await fetch(`${authUrl}/oauth/token`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
+  if (response.status !== 200) throw new Error(`token request failed: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { access_token: string }).access_token;
+}
