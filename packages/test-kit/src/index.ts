@@ -4,3 +4,5 @@ export * from './nats';
 export * from './authority';
 export * from './processes';
 export * from './nats-server';
+export * from './stack';
+export * from './http';

@@ -1,9 +1,7 @@
 import { connect, type NatsConnection } from 'nats';
 import { policySubjects, type PolicyChange } from '@custos/contracts';
-import { startOwnNatsServer, waitFor, type OwnNatsServer, type RunningService } from '@custos/test-kit';
-import { call } from './http';
+import { call, startOwnNatsServer, startStack, waitFor, type OwnNatsServer, type RunningService, type Stack } from '@custos/test-kit';
 import { event, inhibitAll } from './policies';
-import { startStack, type Stack } from './stack';
 
 /**
  * The propagation contract end to end: pap on PostgreSQL, three pdp replicas as processes,

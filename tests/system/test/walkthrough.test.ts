@@ -2,8 +2,7 @@ import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot, TEST_NATS_URL } from '@custos/test-kit';
-import { startStack, type Stack } from './stack';
+import { repoRoot, startStack, TEST_NATS_URL, type Stack } from '@custos/test-kit';
 
 const run = promisify(execFile);
 

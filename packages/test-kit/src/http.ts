@@ -1,6 +1,8 @@
+/** A parsed HTTP answer: JSON when the body is JSON, else the text. */
 export interface Answer {
   status: number;
   headers: Headers;
+  // Tests read whatever the service sent.
   body: any;
 }
 

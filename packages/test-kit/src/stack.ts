@@ -1,11 +1,6 @@
-import {
-  createTestDatabase,
-  freePort,
-  startService,
-  uniqueNatsPrefix,
-  type RunningService,
-  type TestDatabase,
-} from '@custos/test-kit';
+import { createTestDatabase, type TestDatabase } from './database';
+import { uniqueNatsPrefix } from './nats';
+import { freePort, startService, type RunningService } from './processes';
 
 export const ADMIN_ID = 'system-admin';
 export const ADMIN_SECRET = 'system-admin-secret-0123456789';
