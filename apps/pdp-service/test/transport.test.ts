@@ -1,6 +1,5 @@
-import { spawn, type ChildProcess } from 'node:child_process';
 import { connect, type NatsConnection } from 'nats';
-import { TEST_NATS_URL, freePort, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
+import { TEST_NATS_URL, startOwnNatsServer, uniqueNatsPrefix, waitFor, type OwnNatsServer } from '@custos/test-kit';
 import { createPdpMetrics } from '../src/metrics';
 import { PolicySetFollower } from '../src/policy-set/follower';
 import { SnapshotError } from '../src/policy-set/messages';
@@ -8,8 +7,6 @@ import { NatsPolicyTransport } from '../src/policy-set/transport';
 import { FakePap } from './support/fake-pap';
 import { memoryLogger } from './support/logger';
 import { allowAll, inhibitAll } from './support/policies';
-
-const NATS_SERVER = '/usr/sbin/nats-server';
 
 describe('NatsPolicyTransport', () => {
   it('fails a snapshot attempt at once when nothing listens for snapshot requests', async () => {
@@ -58,34 +55,17 @@ describe('NatsPolicyTransport', () => {
 });
 
 describe('following across a NATS restart', () => {
-  let server: ChildProcess | undefined;
-  let port: number;
-  const startServer = async () => {
-    server = spawn(NATS_SERVER, ['-a', '127.0.0.1', '-p', String(port)], { stdio: 'ignore' });
-    await waitFor(
-      async () => {
-        const probe = await connect({ servers: `nats://127.0.0.1:${port}`, reconnect: false });
-        await probe.close();
-        return true;
-      },
-      { what: 'nats-server to listen' },
-    );
-  };
-  const stopServer = async () => {
-    const child = server;
-    server = undefined;
-    if (!child || child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    child.kill('SIGKILL');
-    await exited;
-  };
-
-  afterEach(stopServer);
+  let nats: OwnNatsServer | undefined;
+  const stopServer = () => nats!.stop();
+  const startServer = () => nats!.start();
+  afterEach(async () => {
+    await nats?.destroy();
+    nats = undefined;
+  });
 
   it('takes a snapshot after reconnecting, catching changes whose messages were lost', async () => {
-    port = await freePort();
-    await startServer();
-    const servers = `nats://127.0.0.1:${port}`;
+    nats = await startOwnNatsServer();
+    const servers = nats.url;
     const prefix = uniqueNatsPrefix();
     const pap = await FakePap.start(prefix, { servers });
     const nc: NatsConnection = await connect({ servers, maxReconnectAttempts: -1, reconnectTimeWait: 50 });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { connect } from 'node:net';
+import { connect as connectTcp } from 'node:net';
+import { connect } from 'nats';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { freePort } from './processes';
@@ -21,7 +22,7 @@ export interface OwnNatsServer {
 
 function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
-    const socket = connect(port, '127.0.0.1');
+    const socket = connectTcp(port, '127.0.0.1');
     socket.once('connect', () => {
       socket.destroy();
       resolve(true);
@@ -32,9 +33,10 @@ function portAnswers(port: number): Promise<boolean> {
 
 /**
  * A private nats-server with JetStream, for tests that stop and restart NATS without
- * disturbing anything else that uses the machine's server.
+ * disturbing anything else that uses the machine's server. With `started: false` the port and
+ * URL are reserved but the server only runs after `start()` (NATS that comes up late).
  */
-export async function startOwnNatsServer(): Promise<OwnNatsServer> {
+export async function startOwnNatsServer({ started = true }: { started?: boolean } = {}): Promise<OwnNatsServer> {
   if (!existsSync(NATS_BINARY)) throw new Error(`nats-server not found at ${NATS_BINARY} (set NATS_SERVER_BIN)`);
   const port = await freePort();
   const storeDir = mkdtempSync(path.join(tmpdir(), 'custos-nats-'));
@@ -42,7 +44,20 @@ export async function startOwnNatsServer(): Promise<OwnNatsServer> {
 
   const start = async () => {
     child = spawn(NATS_BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-    await waitFor(() => portAnswers(port), { timeoutMs: 10_000, what: `nats-server on port ${port}` });
+    // Ready means JetStream answers, not merely that the port is open.
+    await waitFor(
+      async () => {
+        if (child?.exitCode !== null) throw new Error(`nats-server exited with ${child?.exitCode}`);
+        const nc = await connect({ servers: `nats://127.0.0.1:${port}`, timeout: 500, reconnect: false });
+        try {
+          await (await nc.jetstreamManager()).getAccountInfo();
+        } finally {
+          await nc.close();
+        }
+        return true;
+      },
+      { timeoutMs: 15_000, what: `nats-server with JetStream on port ${port}` },
+    );
   };
   const stop = async () => {
     const running = child;
@@ -53,7 +68,7 @@ export async function startOwnNatsServer(): Promise<OwnNatsServer> {
     await exited;
     await waitFor(async () => !(await portAnswers(port)), { timeoutMs: 10_000, what: `port ${port} to close` });
   };
-  await start();
+  if (started) await start();
   return {
     url: `nats://127.0.0.1:${port}`,
     port,

@@ -1,0 +1,315 @@
+import { COMPONENT_TYPES, SCOPES } from '@custos/contracts';
+import { componentSchema, interfaceSchema, pepInterfaceSchema } from './routes/component-schema';
+
+/** OpenAPI 3.1 description of everything pap-service serves (api.md §4, §5). */
+
+const json = (schema: object) => ({ 'application/json': { schema } });
+const problem = (description: string) => ({
+  description,
+  content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+});
+const booleanAnswer = (description: string, revision = false) => ({
+  description,
+  content: json({ type: 'boolean' }),
+  ...(revision ? { headers: { 'Policy-Revision': { $ref: '#/components/headers/PolicyRevision' } } } : {}),
+});
+const auth = (scope: string) => ({
+  security: [{ bearer: [scope] }],
+});
+const common = {
+  401: problem('missing, malformed, expired or forged token (`WWW-Authenticate: Bearer`)'),
+  403: problem('the token lacks the scope, or the resource belongs to a solution the token does not cover (whether or not it exists)'),
+};
+const policyIdPath = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'the whole policy URN, e.g. `urn:policy:acme:mask-names`',
+  schema: { type: 'string', pattern: '^urn:policy:[a-z0-9._-]+:[A-Za-z0-9._-]+$' },
+};
+const componentIdPath = {
+  name: 'identifier',
+  in: 'path',
+  required: true,
+  description: 'the component URN, e.g. `urn:component:acme:pip:hr`',
+  schema: { type: 'string', pattern: '^urn:component:[a-z0-9._-]+:(pep|pip|pxp):[A-Za-z0-9._-]+$' },
+};
+const badId = problem('`invalid_id`: the id in the URL is not a well-formed URN');
+const xmlBodyDoc = {
+  required: true,
+  description: 'the policy XML (up to 5 MiB); a DOCTYPE is rejected',
+  content: {
+    'application/xml': { schema: { type: 'string' } },
+    'text/xml': { schema: { type: 'string' } },
+  },
+};
+const invalidPolicy = problem(
+  '`invalid_policy`: the XML is malformed or breaks a language or solution rule; `errors` lists every problem with line and column',
+);
+
+export const openapi = {
+  openapi: '3.1.0',
+  info: {
+    title: 'Custos pap-service',
+    version: '0.1.0',
+    description:
+      'Policy administration: components, policies and the deployed set. Every change of the deployed set gets a ' +
+      'new gap-free revision (header `Policy-Revision`) and reaches the decision points through NATS.',
+  },
+  servers: [{ url: 'http://127.0.0.1:8081' }],
+  components: {
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'an access token of auth-service' },
+    },
+    headers: {
+      PolicyRevision: {
+        description: 'the revision of the deployed set at which the call took effect (the current one when nothing changed)',
+        schema: { type: 'integer', minimum: 0 },
+      },
+    },
+    schemas: {
+      Problem: {
+        type: 'object',
+        required: ['type', 'title', 'status', 'detail', 'code'],
+        properties: {
+          type: { type: 'string', examples: ['urn:custos:problem:invalid_policy'] },
+          title: { type: 'string' },
+          status: { type: 'integer' },
+          detail: { type: 'string' },
+          code: { type: 'string' },
+          errors: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['message'],
+              properties: {
+                message: { type: 'string' },
+                line: { type: 'integer' },
+                column: { type: 'integer' },
+                path: { type: 'string' },
+              },
+            },
+          },
+        },
+      },
+      Component: componentSchema,
+      PepInterfaceDescription: pepInterfaceSchema,
+      InterfaceDescription: interfaceSchema,
+      PolicyId: {
+        type: 'object',
+        required: ['identifier'],
+        properties: { identifier: { type: 'string', examples: ['urn:policy:acme:mask-names'] } },
+      },
+      Policy: {
+        type: 'object',
+        required: ['id', 'name', 'description', 'deployed', 'xml', 'createdAt', 'updatedAt'],
+        properties: {
+          id: { $ref: '#/components/schemas/PolicyId' },
+          name: { type: ['string', 'null'] },
+          description: { type: ['string', 'null'] },
+          deployed: { type: 'boolean' },
+          xml: { type: 'string' },
+          createdAt: { type: 'string', format: 'date-time' },
+          updatedAt: { type: 'string', format: 'date-time' },
+        },
+      },
+    },
+  },
+  paths: {
+    '/ws/component': {
+      get: {
+        summary: 'list components',
+        description: 'Components of the solutions in the token, ordered by id.',
+        ...auth(SCOPES.componentRead),
+        parameters: [
+          { name: 'type', in: 'query', required: false, schema: { type: 'string', enum: [...COMPONENT_TYPES] } },
+        ],
+        responses: {
+          200: { description: 'the components', content: json({ type: 'array', items: { $ref: '#/components/schemas/Component' } }) },
+          400: problem('`invalid_request`: unknown `type`'),
+          ...common,
+        },
+      },
+      post: {
+        summary: 'register a component',
+        description:
+          'Registers a component; the same identifier again replaces it. `componentType` must equal the type segment ' +
+          'of the identifier; URLs may be http, https or rmi; PIP methods are `urn:info:<solution>:<m>` or bare names, ' +
+          'PXP methods `urn:action:<solution>:<a>` of the component\'s own solution.',
+        ...auth(SCOPES.componentWrite),
+        requestBody: { required: true, content: json({ $ref: '#/components/schemas/Component' }) },
+        responses: {
+          200: booleanAnswer('`true`'),
+          400: problem('`malformed_json` or `invalid_component` with the path of every problem'),
+          413: problem('body over 1 MiB'),
+          415: problem('not `application/json`'),
+          ...common,
+        },
+      },
+    },
+    '/ws/component/{identifier}': {
+      parameters: [componentIdPath],
+      get: {
+        summary: 'look up a component',
+        ...auth(SCOPES.componentRead),
+        responses: {
+          200: { description: 'the component as registered', content: json({ $ref: '#/components/schemas/Component' }) },
+          400: badId,
+          404: problem('no such component'),
+          ...common,
+        },
+      },
+      delete: {
+        summary: 'unregister a component',
+        ...auth(SCOPES.componentWrite),
+        responses: { 200: booleanAnswer('`true` when it was registered, else `false`'), 400: badId, ...common },
+      },
+    },
+    '/ws/policy': {
+      post: {
+        summary: 'add a policy',
+        description: 'Validates the policy completely and stores it, not deployed. The token must cover its solution.',
+        ...auth(SCOPES.policyWrite),
+        requestBody: xmlBodyDoc,
+        responses: {
+          201: {
+            ...booleanAnswer('`true`'),
+            headers: { Location: { description: '`/ws/policy/{id}`', schema: { type: 'string' } } },
+          },
+          400: invalidPolicy,
+          409: problem('a policy with this id exists'),
+          413: problem('body over 5 MiB'),
+          415: problem('not `application/xml` or `text/xml`'),
+          ...common,
+        },
+      },
+    },
+    '/ws/policy/deployed': {
+      get: {
+        summary: 'list deployed policies',
+        description: 'Deployed policies of the solutions in the token, ordered by id.',
+        ...auth(SCOPES.policyRead),
+        responses: {
+          200: { description: 'the policies', content: json({ type: 'array', items: { $ref: '#/components/schemas/Policy' } }) },
+          ...common,
+        },
+      },
+    },
+    '/ws/policy/{id}': {
+      parameters: [policyIdPath],
+      get: {
+        summary: 'show a policy',
+        description: 'The Policy as JSON; with `Accept: application/xml` (or `text/xml`) the XML as stored.',
+        ...auth(SCOPES.policyRead),
+        responses: {
+          200: {
+            description: 'the policy',
+            content: {
+              ...json({ $ref: '#/components/schemas/Policy' }),
+              'application/xml': { schema: { type: 'string' } },
+              'text/xml': { schema: { type: 'string' } },
+            },
+          },
+          400: badId,
+          404: problem('no such policy'),
+          406: problem('`not_acceptable`: none of JSON or XML is acceptable'),
+          ...common,
+        },
+      },
+      put: {
+        summary: 'replace a policy',
+        description:
+          'Replaces the text of an existing policy (same id in URL and XML). A deployed policy is re-deployed atomically ' +
+          'with a new revision, answered in `Policy-Revision`.',
+        ...auth(SCOPES.policyWrite),
+        requestBody: xmlBodyDoc,
+        responses: {
+          200: booleanAnswer('`true`; `Policy-Revision` when the policy is deployed', true),
+          400: problem('`invalid_id`, `invalid_policy`, or the ids of URL and XML differ'),
+          404: problem('no such policy'),
+          413: problem('body over 5 MiB'),
+          415: problem('not `application/xml` or `text/xml`'),
+          ...common,
+        },
+      },
+      delete: {
+        summary: 'remove a policy',
+        description: 'Removes the policy; a deployed one is revoked first, in the same transaction.',
+        ...auth(SCOPES.policyWrite),
+        responses: { 200: booleanAnswer('`true` when it existed and is gone, else `false`', true), 400: badId, ...common },
+      },
+    },
+    '/ws/policy/{id}/deploy': {
+      parameters: [policyIdPath],
+      post: {
+        summary: 'deploy a policy',
+        ...auth(SCOPES.policyWrite),
+        responses: {
+          200: booleanAnswer('`true` when deployed after the call (idempotent), `false` when no such policy', true),
+          400: badId,
+          ...common,
+        },
+      },
+    },
+    '/ws/policy/{id}/revoke': {
+      parameters: [policyIdPath],
+      get: {
+        summary: 'revoke a policy',
+        ...auth(SCOPES.policyWrite),
+        responses: {
+          200: booleanAnswer('`true` when it was deployed and is not any more, else `false`', true),
+          400: badId,
+          ...common,
+        },
+      },
+      post: {
+        summary: 'revoke a policy (POST form)',
+        ...auth(SCOPES.policyWrite),
+        responses: {
+          200: booleanAnswer('`true` when it was deployed and is not any more, else `false`', true),
+          400: badId,
+          ...common,
+        },
+      },
+    },
+    '/ws/policy/{id}/status': {
+      parameters: [policyIdPath],
+      get: {
+        summary: 'deployment status',
+        ...auth(SCOPES.policyRead),
+        responses: { 200: booleanAnswer('`true` when deployed, else `false`'), 400: badId, ...common },
+      },
+    },
+    '/ws/policy-ids': {
+      get: {
+        summary: 'ids of all policies',
+        ...auth(SCOPES.policyRead),
+        responses: {
+          200: { description: 'sorted ids', content: json({ type: 'array', items: { $ref: '#/components/schemas/PolicyId' } }) },
+          ...common,
+        },
+      },
+    },
+    '/ws/policy-ids/deployed': {
+      get: {
+        summary: 'ids of deployed policies',
+        ...auth(SCOPES.policyRead),
+        responses: {
+          200: { description: 'sorted ids', content: json({ type: 'array', items: { $ref: '#/components/schemas/PolicyId' } }) },
+          ...common,
+        },
+      },
+    },
+    '/health/live': { get: { summary: 'liveness', responses: { 200: { description: 'the process runs' } } } },
+    '/health/ready': {
+      get: {
+        summary: 'readiness',
+        description: 'Ready when the database answers; reports the NATS connection state (pap stays ready without NATS: the outbox keeps changes).',
+        responses: { 200: { description: 'ready' }, 503: { description: 'the database is unreachable' } },
+      },
+    },
+    '/metrics': { get: { summary: 'Prometheus metrics', responses: { 200: { description: 'text exposition format' } } } },
+    '/openapi.json': { get: { summary: 'this document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
+    '/docs': { get: { summary: 'human-readable API page', responses: { 200: { description: 'HTML' } } } },
+  },
+} as const;

@@ -1,0 +1,110 @@
+import type { Pool } from 'pg';
+import type { Msg, NatsConnection, Subscription } from 'nats';
+import { policySubjects, type SnapshotRequest } from '@custos/contracts';
+import type { Logger } from '@custos/service-kit';
+import type { NatsLink } from './nats-link';
+import { PAYLOAD_HEADROOM_BYTES } from './outbox-publisher';
+import { readSnapshot, toChunks } from './snapshot';
+
+export interface SnapshotResponderOptions {
+  pool: Pool;
+  link: Pick<NatsLink, 'onConnected'>;
+  prefix: string;
+  logger: Logger;
+  /** Raw bytes per chunk; default: as many as fit in max_payload − 4096 once base64-encoded. */
+  chunkBytes?: number;
+  /** Queue group, so one pap instance answers each request. */
+  queue?: string;
+}
+
+/**
+ * Answers snapshot requests on `<prefix>.policy.snapshot` (queue group `pap`): the deployed set at
+ * one revision, as SnapshotChunk messages sent in order to the request's reply inbox.
+ * Failures are logged; a requester that gets no `last` chunk simply asks again.
+ */
+export class SnapshotResponder {
+  private readonly subject: string;
+  private readonly subscriptions = new Map<NatsConnection, Subscription>();
+  private readonly inflight = new Set<Promise<void>>();
+  private stopped = false;
+
+  constructor(private readonly options: SnapshotResponderOptions) {
+    this.subject = policySubjects(options.prefix).snapshot;
+  }
+
+  start(): this {
+    this.options.link.onConnected((nc) => this.subscribe(nc));
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const subscription of this.subscriptions.values()) {
+      try {
+        subscription.unsubscribe();
+      } catch {
+        // Already closed with its connection.
+      }
+    }
+    this.subscriptions.clear();
+    await Promise.allSettled([...this.inflight]);
+  }
+
+  /** Resolves once the server has seen every subscription made so far. */
+  async flush(): Promise<void> {
+    await Promise.all([...this.subscriptions.keys()].map((nc) => nc.flush()));
+  }
+
+  /** Raw bytes per chunk for this connection: base64 of it plus the chunk envelope fits the payload limit. */
+  chunkBytesFor(nc: NatsConnection): number {
+    if (this.options.chunkBytes !== undefined) return this.options.chunkBytes;
+    const room = (nc.info?.max_payload ?? 1024 * 1024) - PAYLOAD_HEADROOM_BYTES;
+    return Math.max(3, Math.floor(room / 4) * 3);
+  }
+
+  private subscribe(nc: NatsConnection): void {
+    // nats.js keeps subscriptions across reconnects; a new connection needs a new one.
+    if (this.stopped || this.subscriptions.has(nc)) return;
+    const subscription = nc.subscribe(this.subject, {
+      queue: this.options.queue ?? 'pap',
+      callback: (error, msg) => {
+        if (error) {
+          this.options.logger.warn({ err: error }, 'snapshot subscription error');
+          return;
+        }
+        const task = this.answer(nc, msg).catch((failure: unknown) =>
+          this.options.logger.error({ err: failure }, 'snapshot request failed'),
+        );
+        this.inflight.add(task);
+        void task.finally(() => this.inflight.delete(task));
+      },
+    });
+    this.subscriptions.set(nc, subscription);
+    void subscription.closed.then(() => this.subscriptions.delete(nc));
+  }
+
+  private async answer(nc: NatsConnection, msg: Msg): Promise<void> {
+    if (!msg.reply) {
+      this.options.logger.warn('snapshot request without a reply subject ignored');
+      return;
+    }
+    const requester = requesterOf(msg);
+    const started = Date.now();
+    const snapshot = await readSnapshot(this.options.pool);
+    const chunks = toChunks(snapshot, this.chunkBytesFor(nc));
+    for (const chunk of chunks) nc.publish(msg.reply, JSON.stringify(chunk));
+    this.options.logger.info(
+      { requester, revision: snapshot.revision, policies: snapshot.policies.length, chunks: chunks.length, ms: Date.now() - started },
+      'snapshot sent',
+    );
+  }
+}
+
+function requesterOf(msg: Msg): string | undefined {
+  try {
+    const body = msg.json<Partial<SnapshotRequest>>();
+    return typeof body?.requester === 'string' ? body.requester.slice(0, 200) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,13 @@
+import { SCOPES } from '@custos/contracts';
+import { requireScope } from '@custos/service-kit';
+import { deleteComponent } from '../store/components';
+import { componentIdOf, componentIdParam, sendBoolean, type RouteFactory } from './context';
+
+/** `DELETE /ws/component/{identifier}`: `true` when it was registered and is gone, else `false`. */
+export const unregisterComponent: RouteFactory = (ctx) => [
+  requireScope(ctx.verifier, SCOPES.componentWrite),
+  componentIdParam(SCOPES.componentWrite),
+  async (_req, res) => {
+    sendBoolean(res, await deleteComponent(ctx.pool, componentIdOf(res).id));
+  },
+];

@@ -1,0 +1,35 @@
+import { ERROR_CODES } from '@custos/contracts';
+import { loadPolicy, type CompiledPolicy } from '@custos/policy-engine';
+import { problems } from '@custos/service-kit';
+import type { PolicyRecord } from '../store/policies';
+
+/** Policy bodies up to 5 MiB (api.md §4). */
+export const POLICY_BODY_LIMIT = 5 * 1024 * 1024;
+
+/**
+ * Validates policy XML completely with the engine the pdp uses (XML hardening, schema, language
+ * and solution rules); any diagnostic is a 400 `invalid_policy` listing every problem with its location.
+ */
+export function validatePolicy(xml: string): CompiledPolicy {
+  const outcome = loadPolicy(xml);
+  if (outcome.ok) return outcome.policy;
+  const errors = outcome.diagnostics.map((d) => ({
+    message: d.message,
+    ...(d.line !== undefined ? { line: d.line } : {}),
+    ...(d.column !== undefined ? { column: d.column } : {}),
+  }));
+  const count = errors.length;
+  throw problems.badRequest(
+    ERROR_CODES.invalidPolicy,
+    count === 0 ? 'the policy is not valid' : `the policy is not valid: ${count} problem${count === 1 ? '' : 's'}`,
+    errors.length > 0 ? errors : [{ message: 'the policy was rejected' }],
+  );
+}
+
+export const toRecord = (policy: CompiledPolicy, xml: string): PolicyRecord => ({
+  id: policy.id,
+  solution: policy.solution,
+  name: policy.name,
+  description: policy.description,
+  xml,
+});

@@ -1,0 +1,27 @@
+import type { PoolClient } from 'pg';
+import type { DeployedPolicy, PolicyChange } from '@custos/contracts';
+import { toNumber, type Queryable } from './db';
+
+/** A change of the deployed set, before it has a revision. */
+export type PendingChange = { type: 'deploy'; policy: DeployedPolicy } | { type: 'revoke'; policyId: string };
+
+/** The revision of the deployed set as committed right now. */
+export async function currentRevision(db: Queryable): Promise<number> {
+  const result = await db.query<{ revision: string }>('SELECT revision FROM pap.state');
+  return toNumber(result.rows[0]!.revision);
+}
+
+/**
+ * Inside the caller's transaction: takes the next revision and records the change in the outbox.
+ * The UPDATE locks the single state row until commit, so writers are serialised and revisions
+ * are gap-free (a rolled-back transaction gives its number back) and commit in revision order.
+ */
+export async function recordChange(client: PoolClient, change: PendingChange): Promise<number> {
+  const bumped = await client.query<{ revision: string }>(
+    'UPDATE pap.state SET revision = revision + 1 RETURNING revision',
+  );
+  const revision = toNumber(bumped.rows[0]!.revision);
+  const message: PolicyChange = { revision, ...change };
+  await client.query('INSERT INTO pap.outbox (revision, message) VALUES ($1, $2)', [revision, JSON.stringify(message)]);
+  return revision;
+}

@@ -1,0 +1,117 @@
+import path from 'node:path';
+import type { Express } from 'express';
+import type { Pool } from 'pg';
+import { ALL_SCOPES } from '@custos/contracts';
+import { createLogger, createMetrics, createPool, migrate, TokenVerifier, type Logger, type ServiceMetrics } from '@custos/service-kit';
+import { createTestDatabase, TestAuthority, type MintOptions, type TestDatabase } from '@custos/test-kit';
+import { createApp, SERVICE_NAME, type AppDeps } from '../src/app';
+
+/** Logs go nowhere unless LOG_LEVEL asks for them (then to stderr). */
+export function testLogger(): Logger {
+  const level = process.env.LOG_LEVEL ?? 'silent';
+  return createLogger(SERVICE_NAME, level, { write: (line: string) => void process.stderr.write(line) });
+}
+
+export const MIGRATIONS = path.join(__dirname, '..', 'migrations');
+
+export interface Harness {
+  db: TestDatabase;
+  pool: Pool;
+  authority: TestAuthority;
+  verifier: TokenVerifier;
+  logger: Logger;
+  metrics: ServiceMetrics;
+  app: Express;
+  /** A token with every scope for solution `acme` unless told otherwise. */
+  token(options?: MintOptions): string;
+  /** `Bearer <token>`. */
+  bearer(options?: MintOptions): string;
+  close(): Promise<void>;
+}
+
+/** A fresh database with pap's schema, a JWKS server and an app on them. */
+export async function startHarness(extra: Partial<AppDeps> = {}): Promise<Harness> {
+  const logger = testLogger();
+  const db = await createTestDatabase('pap_test');
+  await migrate({ databaseUrl: db.url, schema: 'pap', dir: MIGRATIONS, logger });
+  const pool = createPool(db.url, logger, { max: 20 });
+  const authority = await new TestAuthority().start();
+  const verifier = new TokenVerifier({ jwksUrl: authority.jwksUrl });
+  const metrics = createMetrics(SERVICE_NAME, false);
+  const app = createApp({ pool, verifier, logger, metrics, ...extra });
+  const token = (options: MintOptions = {}) => authority.mint({ scopes: ALL_SCOPES, solutions: ['acme'], ...options });
+  return {
+    db,
+    pool,
+    authority,
+    verifier,
+    logger,
+    metrics,
+    app,
+    token,
+    bearer: (options) => `Bearer ${token(options)}`,
+    close: async () => {
+      await pool.end();
+      await authority.stop();
+      await db.drop();
+    },
+  };
+}
+
+export const MYDATA = 'http://www.mydata-control.de/4.0/mydataLanguage';
+export const CONSTANT = 'http://www.mydata-control.de/4.0/constant';
+
+export interface PolicyOptions {
+  name?: string;
+  description?: string;
+  /** Action URN of the mechanism; defaults to `urn:action:<solution>:show`. */
+  action?: string;
+  decision?: 'allow' | 'inhibit';
+}
+
+/** A small valid policy. */
+export function policyXml(id: string, options: PolicyOptions = {}): string {
+  const solution = id.split(':')[2];
+  const action = options.action ?? `urn:action:${solution}:show`;
+  const name = options.name === undefined ? '' : ` name="${options.name}"`;
+  const description = options.description === undefined ? '' : ` description="${options.description}"`;
+  return `<?xml version="1.0" encoding="UTF-8"?>
+<policy xmlns="${MYDATA}" xmlns:constant="${CONSTANT}" id="${id}"${name}${description}>
+  <mechanism event="${action}">
+    <if>
+      <equals><constant:string value="a"/><constant:string value="a"/></equals>
+      <then><${options.decision ?? 'inhibit'}/></then>
+    </if>
+  </mechanism>
+</policy>
+`;
+}
+
+export interface OutboxEntry {
+  revision: number;
+  message: { revision: number; type: string; policy?: { id: string; xml: string }; policyId?: string };
+  published: boolean;
+}
+
+export async function outbox(pool: Pool): Promise<OutboxEntry[]> {
+  const result = await pool.query<{ revision: string; message: OutboxEntry['message']; published_at: Date | null }>(
+    'SELECT revision, message, published_at FROM pap.outbox ORDER BY revision',
+  );
+  return result.rows.map((row) => ({ revision: Number(row.revision), message: row.message, published: row.published_at !== null }));
+}
+
+export async function revision(pool: Pool): Promise<number> {
+  const result = await pool.query<{ revision: string }>('SELECT revision FROM pap.state');
+  return Number(result.rows[0]!.revision);
+}
+
+/** Everything pap stores, to prove that a failed request changed nothing. */
+export async function dump(pool: Pool): Promise<unknown> {
+  const [policies, components, state, box] = await Promise.all([
+    pool.query('SELECT * FROM pap.policies ORDER BY id'),
+    pool.query('SELECT * FROM pap.components ORDER BY id'),
+    pool.query('SELECT * FROM pap.state'),
+    pool.query('SELECT * FROM pap.outbox ORDER BY revision'),
+  ]);
+  return { policies: policies.rows, components: components.rows, state: state.rows, outbox: box.rows };
+}

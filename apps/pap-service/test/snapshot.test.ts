@@ -1,0 +1,129 @@
+import request from 'supertest';
+import { createInbox, type NatsConnection } from 'nats';
+import { policySubjects, type PolicySnapshot, type SnapshotChunk } from '@custos/contracts';
+import { TEST_NATS_URL, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
+import type { NatsLink } from '../src/propagation/nats-link';
+import { fromChunks, readSnapshot, toChunks } from '../src/propagation/snapshot';
+import { SnapshotResponder } from '../src/propagation/snapshot-responder';
+import { policyXml, revision, startHarness, type Harness } from './harness';
+import { connectLink, connectTest } from './nats-helpers';
+
+let h: Harness;
+let prefix: string;
+let link: NatsLink;
+let nc: NatsConnection;
+const responders: SnapshotResponder[] = [];
+
+const ids = ['urn:policy:acme:b', 'urn:policy:acme:a', 'urn:policy:globex:Z', 'urn:policy:acme:undeployed', 'urn:policy:acme:revoked'];
+const xmlOf = (id: string) => policyXml(id, { description: `ünïcødé € ${id}` });
+
+beforeAll(async () => {
+  h = await startHarness();
+  prefix = uniqueNatsPrefix();
+  link = await connectLink(TEST_NATS_URL, h.logger);
+  nc = await connectTest(TEST_NATS_URL);
+  const admin = h.bearer({ solutions: ['*'] });
+  for (const id of ids) {
+    const res = await request(h.app).post('/ws/policy').set('Authorization', admin).type('application/xml').send(xmlOf(id));
+    expect(res.status).toBe(201);
+  }
+  for (const id of ['urn:policy:acme:b', 'urn:policy:acme:a', 'urn:policy:globex:Z', 'urn:policy:acme:revoked']) {
+    expect((await request(h.app).post(`/ws/policy/${id}/deploy`).set('Authorization', admin)).body).toBe(true);
+  }
+  expect((await request(h.app).post('/ws/policy/urn:policy:acme:revoked/revoke').set('Authorization', admin)).body).toBe(true);
+});
+
+afterAll(async () => {
+  for (const responder of responders) await responder.stop();
+  await nc.close();
+  await link.close();
+  await h.close();
+});
+
+const expected = (): PolicySnapshot => ({
+  revision: 5,
+  policies: ['urn:policy:acme:a', 'urn:policy:acme:b', 'urn:policy:globex:Z'].map((id) => ({ id, xml: xmlOf(id) })),
+});
+
+/** Sends a snapshot request and collects chunks until `last`. */
+async function requestSnapshot(subject: string, body: string | undefined = JSON.stringify({ requester: 'test' })): Promise<SnapshotChunk[]> {
+  const inbox = createInbox();
+  const chunks: SnapshotChunk[] = [];
+  const subscription = nc.subscribe(inbox, { callback: (_error, msg) => chunks.push(msg.json<SnapshotChunk>()) });
+  try {
+    await nc.flush();
+    nc.publish(subject, body, { reply: inbox });
+    await waitFor(() => chunks.some((c) => c.last), { what: 'the last snapshot chunk' });
+    return chunks;
+  } finally {
+    subscription.unsubscribe();
+  }
+}
+
+test('the snapshot holds the deployed policies ordered by id at the current revision', async () => {
+  expect(await revision(h.pool)).toBe(5);
+  expect(await readSnapshot(h.pool)).toEqual(expected());
+});
+
+test('chunks: byte cuts, base64, indexed from 0, last marked, joined back exactly', () => {
+  const snapshot = expected();
+  const chunks = toChunks(snapshot, 7);
+  const bytes = Buffer.byteLength(JSON.stringify(snapshot));
+  expect(chunks).toHaveLength(Math.ceil(bytes / 7));
+  chunks.forEach((chunk, index) => {
+    expect(chunk.index).toBe(index);
+    expect(chunk.last).toBe(index === chunks.length - 1);
+    expect(Buffer.from(chunk.data, 'base64').length).toBeLessThanOrEqual(7);
+  });
+  expect(fromChunks(chunks)).toEqual(snapshot);
+  const single = toChunks({ revision: 0, policies: [] }, 1024);
+  expect(single).toEqual([{ index: 0, last: true, data: Buffer.from('{"revision":0,"policies":[]}').toString('base64') }]);
+  expect(() => toChunks(snapshot, 0)).toThrow();
+});
+
+test('the responder answers in many small chunks, in order', async () => {
+  const responder = new SnapshotResponder({ pool: h.pool, link, prefix, logger: h.logger, chunkBytes: 64 }).start();
+  responders.push(responder);
+  await responder.flush();
+  const chunks = await requestSnapshot(policySubjects(prefix).snapshot);
+  expect(chunks.length).toBeGreaterThan(10);
+  expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
+  expect(chunks.filter((c) => c.last)).toHaveLength(1);
+  expect(chunks.at(-1)!.last).toBe(true);
+  for (const chunk of chunks) expect(Buffer.from(chunk.data, 'base64').length).toBeLessThanOrEqual(64);
+  expect(fromChunks(chunks)).toEqual(expected());
+});
+
+test('requests without a reply subject or with a bad body do not stop the responder', async () => {
+  nc.publish(policySubjects(prefix).snapshot, 'not json');
+  const chunks = await requestSnapshot(policySubjects(prefix).snapshot, 'not json');
+  expect(fromChunks(chunks)).toEqual(expected());
+});
+
+test('a later request sees later changes', async () => {
+  const res = await request(h.app).post('/ws/policy/urn:policy:acme:undeployed/deploy').set('Authorization', h.bearer());
+  expect(res.headers['policy-revision']).toBe('6');
+  const chunks = await requestSnapshot(policySubjects(prefix).snapshot);
+  const snapshot = fromChunks(chunks);
+  expect(snapshot.revision).toBe(6);
+  expect(snapshot.policies.map((p) => p.id)).toEqual([
+    'urn:policy:acme:a',
+    'urn:policy:acme:b',
+    'urn:policy:acme:undeployed',
+    'urn:policy:globex:Z',
+  ]);
+});
+
+test('by default a chunk fits the server’s max payload once encoded', async () => {
+  const otherPrefix = uniqueNatsPrefix();
+  const responder = new SnapshotResponder({ pool: h.pool, link, prefix: otherPrefix, logger: h.logger }).start();
+  responders.push(responder);
+  const size = responder.chunkBytesFor(nc);
+  const maxPayload = nc.info!.max_payload;
+  expect(size % 3).toBe(0);
+  expect((size / 3) * 4).toBeLessThanOrEqual(maxPayload - 4096);
+  await responder.flush();
+  const chunks = await requestSnapshot(policySubjects(otherPrefix).snapshot);
+  expect(chunks).toHaveLength(1);
+  expect(fromChunks(chunks).revision).toBe(6);
+});
