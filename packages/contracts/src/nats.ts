@@ -41,8 +41,9 @@ export interface PolicySnapshot {
 }
 
 /**
- * A snapshot travels as the UTF-8 JSON of a PolicySnapshot, cut into byte chunks that fit the
- * server's max payload, each carried as base64 in `data` (a cut may fall inside a character);
+ * A snapshot travels as the UTF-8 JSON of a PolicySnapshot, cut into byte chunks, each carried as
+ * base64 in `data` (a cut may fall inside a character); the sender sizes the raw chunks so that a
+ * chunk still fits the server's max payload after base64 encoding. Receivers join them whatever their size;
  * `index` counts from 0 and `last` marks the final chunk. Chunks go to the request's reply inbox.
  */
 export interface SnapshotChunk {
