@@ -22,6 +22,26 @@ export interface CompiledPolicy {
   readonly description: string | null;
   /** Action URNs of its mechanisms, in document order, without duplicates. */
   readonly actions: readonly string[];
+  /**
+   * Actions named by its `eventOccurrence`s (in `count`, `continuousOccurrence` and `start`/`end`), in document order,
+   * without duplicates: the pdp records exactly the events of these actions (policy-language.md §6).
+   */
+  readonly historyActions: readonly string[];
+  /** True when a decision of this policy may read or write the event history or `valueChanged` state. */
+  readonly usesHistory: boolean;
+  /** The longest span back from now its history elements can look at; Infinity for `always` and open starts. */
+  readonly maxHistorySpanMs: number;
+  /** The `parameter:*` filters of its `eventOccurrence`s, for stores that must prepare values at record time. */
+  readonly historyFilters: readonly HistoryFilterSpec[];
+  /** True when some mechanism needs a port (history, pip, execute in a condition): its decisions may be promises. */
+  readonly usesPorts: boolean;
+}
+
+/** Which recorded parameter (and which path inside it) an `eventOccurrence` filters on. */
+export interface HistoryFilterSpec {
+  readonly action: string;
+  readonly name: string;
+  readonly path: string | null;
 }
 
 export type LoadOutcome = { ok: true; policy: CompiledPolicy } | { ok: false; diagnostics: Diagnostic[] };
@@ -88,6 +108,58 @@ export interface MechanismExplanation {
   executions: PlannedExecution[];
   reason: string | null;
   error: string | null;
+  /** PIP answers used, in order of use (only for mechanisms that asked). */
+  pip?: PipExplanation[];
+  /** Counts, windows and occurrence look-ups of the event history. */
+  history?: HistoryExplanation[];
+  valueChanged?: ValueChangedExplanation[];
+  /** `execute` inside conditions; never called while explaining. */
+  conditionExecutions?: ConditionExecutionExplanation[];
+}
+
+export interface PipExplanation {
+  method: string;
+  parameters: NamedValue[];
+  /** The value used: the answer, or the element's default. */
+  value: unknown;
+  usedDefault: boolean;
+  /** Why the default was used, when it was. */
+  reason?: string;
+  /** As reported by the resolver; also true when an earlier element of the same request asked the same. */
+  cached?: boolean;
+}
+
+/** A span or window as ms since the epoch; `from: null` is the beginning of time; `to` is exclusive. */
+export interface ExplainedSpan {
+  from: number | null;
+  to: number;
+}
+
+export interface HistoryExplanation {
+  element: 'count' | 'continuousOccurrence' | 'eventOccurrence';
+  action: string;
+  span?: ExplainedSpan;
+  /** `count`: the number found. */
+  count?: number;
+  /** `continuousOccurrence`: each window with its count. */
+  windows?: Array<ExplainedSpan & { count: number }>;
+  /** `eventOccurrence` in `start`/`end`: FIRST/LAST and the time found (null: none, the bound is ignored). */
+  mode?: 'first' | 'last';
+  occurrence?: number | null;
+}
+
+export interface ValueChangedExplanation {
+  id: string;
+  changed: boolean;
+  /** False while explaining: the state is compared, never updated. */
+  stored: boolean;
+}
+
+export interface ConditionExecutionExplanation {
+  action: string;
+  parameters: NamedValue[];
+  called: boolean;
+  answer: boolean;
 }
 
 export interface EngineDecision {

@@ -1,15 +1,35 @@
 import type { DecideOptions, EngineDecision, EngineEvent, MechanismError, MechanismExplanation, PolicySet } from './api';
 import { combine } from './combine/combine';
+import type { MechanismProgram } from './compile/program';
 import { evaluateMechanism } from './evaluate/evaluate-mechanism';
-import type { MechanismOutcome } from './evaluate/mechanism-outcome';
-import type { EvaluationContext } from './functions/evaluation';
+import { evaluateMechanismAsync } from './evaluate/evaluate-mechanism-async';
+import { NO_BRANCH, outcome, type MechanismOutcome } from './evaluate/mechanism-outcome';
+import type { EvaluationPorts } from './evaluate/ports';
+import type { EvaluationContext, RequestState } from './functions/evaluation';
+import { isPromise, type MaybePromise } from './functions/maybe';
 import { IndexedPolicySet } from './policy-set/policy-set';
 
 /**
- * Decides one event against a set (policy-language.md §3 and §7). Synchronous: every supported element is pure.
- * Never throws for an event; a mechanism that throws anyway (a bug) is recorded as failed, which inhibits.
+ * Decides one event against a set (policy-language.md §3 and §7). Never throws for an event; a mechanism that throws
+ * anyway (a bug) is recorded as failed, which inhibits.
+ *
+ * Without ports the answer is always synchronous: an element that needs a missing port fails its mechanism (a pip
+ * takes its default). With ports, the answer is a promise exactly when some mechanism had to wait for one; policies
+ * that use no port are decided by plain closures and never pay for a promise.
  */
-export function decide(set: PolicySet, event: EngineEvent, options: DecideOptions): EngineDecision {
+export function decide(set: PolicySet, event: EngineEvent, options: DecideOptions): EngineDecision;
+export function decide(
+  set: PolicySet,
+  event: EngineEvent,
+  options: DecideOptions,
+  ports: EvaluationPorts | undefined,
+): EngineDecision | Promise<EngineDecision>;
+export function decide(
+  set: PolicySet,
+  event: EngineEvent,
+  options: DecideOptions,
+  ports?: EvaluationPorts,
+): EngineDecision | Promise<EngineDecision> {
   if (!(set instanceof IndexedPolicySet)) throw new TypeError('policy set was not created by this engine');
   const explain = options.explain === true;
   const entry = set.entryFor(event.action);
@@ -27,61 +47,82 @@ export function decide(set: PolicySet, event: EngineEvent, options: DecideOption
     return decision;
   }
 
-  const context: EvaluationContext = { event, timeZone: options.timeZone };
-  const outcomes = entry.mechanisms.map((mechanism) => {
-    try {
-      return evaluateMechanism(mechanism, context, explain);
-    } catch (error) {
-      return crashed(mechanism.policyId, mechanism.index, mechanism.event, error);
-    }
-  });
+  const request: RequestState = { ports, explain, variables: null, pipAnswers: null, now: undefined };
+  const shared: EvaluationContext = { event, timeZone: options.timeZone, request, trace: null };
+  const mechanisms = entry.mechanisms;
+  const outcomes: Array<MaybePromise<MechanismOutcome>> = new Array(mechanisms.length);
+  let waiting = false;
+  for (let index = 0; index < mechanisms.length; index += 1) {
+    const mechanism = mechanisms[index]!;
+    // Explanations keep a trace per mechanism; decisions share one context.
+    const context = explain ? { event, timeZone: options.timeZone, request, trace: {} } : shared;
+    const result = run(mechanism, context, explain);
+    waiting ||= isPromise(result);
+    outcomes[index] = result;
+  }
+  if (!waiting) return decision(outcomes as MechanismOutcome[], entry.policyIds, options, explain);
+  return Promise.all(outcomes).then((settled) => decision(settled, entry.policyIds, options, explain));
+}
+
+function run(mechanism: MechanismProgram, context: EvaluationContext, explain: boolean): MaybePromise<MechanismOutcome> {
+  try {
+    if (mechanism.mode === 'sync') return evaluateMechanism(mechanism, context, explain);
+    const result = evaluateMechanismAsync(mechanism, context, explain);
+    return isPromise(result) ? result.catch((error: unknown) => crashed(mechanism, error)) : result;
+  } catch (error) {
+    return crashed(mechanism, error);
+  }
+}
+
+function decision(
+  outcomes: readonly MechanismOutcome[],
+  policyIds: readonly string[],
+  options: DecideOptions,
+  explain: boolean,
+): EngineDecision {
   const combined = combine(outcomes, options.defaultDecision);
   const errors: MechanismError[] = [];
-  for (const outcome of outcomes) {
-    if (outcome.error !== null) errors.push({ policyId: outcome.policyId, mechanism: outcome.mechanism, message: outcome.error });
+  const executions = [];
+  for (const item of outcomes) {
+    if (item.error !== null) errors.push({ policyId: item.policyId, mechanism: item.mechanism, message: item.error });
+    for (const execution of item.executions) executions.push(execution);
   }
-  const decision: EngineDecision = {
+  const result: EngineDecision = {
     allowed: combined.allowed,
     decided: combined.decided,
     modifiers: combined.modifiers,
     delayMs: combined.delayMs,
-    executions: outcomes.flatMap((outcome) => outcome.executions),
-    matchedPolicies: [...entry.policyIds],
+    executions,
+    matchedPolicies: [...policyIds],
     errors,
   };
-  if (explain) decision.explanation = outcomes.map(explanationOf);
-  return decision;
+  if (explain) result.explanation = outcomes.map(explanationOf);
+  return result;
 }
 
-function crashed(policyId: string, mechanism: number, event: string, error: unknown): MechanismOutcome {
+function crashed(mechanism: MechanismProgram, error: unknown): MechanismOutcome {
   const message = error instanceof Error ? error.message : String(error);
-  return {
-    policyId,
-    mechanism,
-    event,
-    verdict: 'error',
-    delayMs: 0,
-    modifiers: [],
-    executions: [],
-    reason: null,
-    error: `internal error: ${message}`,
-    branch: { kind: 'none' },
-    conditions: [],
-  };
+  return outcome(mechanism, NO_BRANCH, [], 'error', 0, [], [], null, `internal error: ${message}`, null);
 }
 
-function explanationOf(outcome: MechanismOutcome): MechanismExplanation {
-  return {
-    policyId: outcome.policyId,
-    mechanism: outcome.mechanism,
-    event: outcome.event,
-    branch: outcome.branch,
-    conditions: outcome.conditions ?? [],
-    outcome: outcome.verdict,
-    delayMs: outcome.delayMs,
-    modifiers: outcome.modifiers,
-    executions: outcome.executions,
-    reason: outcome.reason,
-    error: outcome.error,
+function explanationOf(item: MechanismOutcome): MechanismExplanation {
+  const explanation: MechanismExplanation = {
+    policyId: item.policyId,
+    mechanism: item.mechanism,
+    event: item.event,
+    branch: item.branch,
+    conditions: item.conditions ?? [],
+    outcome: item.verdict,
+    delayMs: item.delayMs,
+    modifiers: item.modifiers,
+    executions: item.executions,
+    reason: item.reason,
+    error: item.error,
   };
+  const trace = item.trace;
+  if (trace?.pip !== undefined) explanation.pip = trace.pip;
+  if (trace?.history !== undefined) explanation.history = trace.history;
+  if (trace?.valueChanged !== undefined) explanation.valueChanged = trace.valueChanged;
+  if (trace?.conditionExecutions !== undefined) explanation.conditionExecutions = trace.conditionExecutions;
+  return explanation;
 }

@@ -4,18 +4,37 @@
 export type {
   BranchTaken,
   CompiledPolicy,
+  ConditionExecutionExplanation,
   DecideOptions,
   Diagnostic,
   EngineDecision,
   EngineEvent,
   EngineModifier,
+  ExplainedSpan,
+  HistoryExplanation,
+  HistoryFilterSpec,
   LoadOutcome,
   MechanismError,
   MechanismExplanation,
   NamedValue,
+  PipExplanation,
   PlannedExecution,
   PolicySet,
+  ValueChangedExplanation,
 } from './api';
+export type {
+  Clock,
+  EvaluationPorts,
+  EventHistory,
+  HistoryFilter,
+  HistoryQuery,
+  PipAnswer,
+  PipResolver,
+  PxpExecutor,
+  TimeSpan,
+  ValueChangedRequest,
+} from './evaluate/ports';
+export { historyFilterValue } from './evaluate/history-filter-value';
 export { loadPolicy } from './load-policy';
 export { createPolicySet, emptyPolicySet } from './policy-set/create';
 export { decide } from './decide';

@@ -1,10 +1,6 @@
 import { VALUE_TYPES, type ValueType } from './value-types';
 
-/**
- * Every element of the language (policy-language.md §3–§6), whether this engine supports it yet or not. Knowing the
- * whole language lets an unsupported element be refused as "not supported yet" instead of "unknown", and lets the
- * other checks treat it correctly (an unsupported `xor` is still a boolean expression).
- */
+/** Every element of the language (policy-language.md §3–§6) with its role and the type of value it yields. */
 export type ElementRole =
   /** policy, mechanism, branches */
   | 'structure'
@@ -29,16 +25,7 @@ export interface ElementInfo {
   readonly resultType: ValueType | null;
   /** The T of a typed family element (`parameter:number` → number). */
   readonly declaredType: ValueType | null;
-  readonly supported: boolean;
 }
-
-/** The elements this cut of the engine compiles (issue 2, item 5). */
-const SUPPORTED = new Set([
-  'policy', 'mechanism', 'if', 'elseif', 'else', 'then',
-  'allow', 'inhibit', 'modify', 'delay', 'execute',
-  'and', 'or', 'not', 'equals',
-]);
-const SUPPORTED_FAMILIES = new Set<Family>(['constant', 'event', 'parameter']);
 
 const CORE_ELEMENTS: ReadonlyArray<readonly [string, ElementRole, ValueType | null]> = [
   ['policy', 'structure', null],
@@ -80,14 +67,13 @@ function familyElement(family: Family, type: ValueType): ElementInfo {
     family,
     resultType,
     declaredType: type,
-    supported: SUPPORTED_FAMILIES.has(family),
   };
 }
 
 function buildCatalogue(): ReadonlyMap<string, ElementInfo> {
   const catalogue = new Map<string, ElementInfo>();
   for (const [name, role, resultType] of CORE_ELEMENTS) {
-    catalogue.set(name, { name, role, family: null, resultType, declaredType: null, supported: SUPPORTED.has(name) });
+    catalogue.set(name, { name, role, family: null, resultType, declaredType: null });
   }
   const families: Family[] = ['constant', 'event', 'parameter', 'pip', 'variable', 'variableDeclaration', 'valueChanged'];
   for (const family of families) {
@@ -95,7 +81,7 @@ function buildCatalogue(): ReadonlyMap<string, ElementInfo> {
   }
   for (const truth of ['true', 'false']) {
     const name = `constant:${truth}`;
-    catalogue.set(name, { name, role: 'expression', family: 'constant', resultType: 'boolean', declaredType: 'boolean', supported: true });
+    catalogue.set(name, { name, role: 'expression', family: 'constant', resultType: 'boolean', declaredType: 'boolean' });
   }
   return catalogue;
 }

@@ -52,8 +52,18 @@ export function combine(contributions: readonly Contribution[], defaultDecision:
   }
   if (!decided) return { allowed: defaultDecision === 'allow', decided: false, modifiers: [], delayMs: 0 };
   if (inhibited) return { allowed: false, decided: true, modifiers: [], delayMs: inhibitDelay };
-  allowing.sort(byPolicyThenMechanism);
-  return { allowed: true, decided: true, modifiers: allowing.flatMap((contribution) => contribution.modifiers), delayMs: allowDelay };
+  // Mechanisms usually arrive in this order already (the set indexes them so); sorting is then skipped.
+  if (!isSorted(allowing)) allowing.sort(byPolicyThenMechanism);
+  const modifiers: EngineModifier[] = [];
+  for (const contribution of allowing) for (const modifier of contribution.modifiers) modifiers.push(modifier);
+  return { allowed: true, decided: true, modifiers, delayMs: allowDelay };
+}
+
+function isSorted(contributions: readonly Contribution[]): boolean {
+  for (let index = 1; index < contributions.length; index += 1) {
+    if (byPolicyThenMechanism(contributions[index - 1]!, contributions[index]!) > 0) return false;
+  }
+  return true;
 }
 
 /** Code-unit order of ids, so the order never depends on a locale. */

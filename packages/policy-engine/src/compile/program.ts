@@ -1,5 +1,7 @@
-import type { JsonValue } from '../ast/value-types';
-import type { Evaluate } from '../functions/evaluation';
+import type { EvaluateAsync } from '../functions/evaluation';
+import type { ParameterProgram } from '../functions/parameters';
+
+export type { ParameterProgram } from '../functions/parameters';
 
 /** The executable form of a policy: closures and precomputed constants, no syntax tree. */
 export interface PolicyProgram {
@@ -13,6 +15,11 @@ export interface MechanismProgram {
   /** 0-based position in the policy. */
   readonly index: number;
   readonly event: string;
+  /**
+   * `sync`: every closure below is a plain `Evaluate` and never returns a promise. `async`: some closure may wait
+   * for a port; the mechanism is then run by the stepping evaluator.
+   */
+  readonly mode: 'sync' | 'async';
   /** The `if` followed by the `elseif`s, in document order. */
   readonly branches: readonly BranchProgram[];
   readonly otherwise: DecisionProgram | null;
@@ -24,7 +31,7 @@ export interface BranchProgram {
   readonly kind: 'if' | 'elseif';
   /** 0 for the `if`; the position among the `elseif`s for those. */
   readonly index: number;
-  readonly condition: Evaluate<boolean>;
+  readonly condition: EvaluateAsync<boolean>;
   readonly decision: DecisionProgram;
 }
 
@@ -48,9 +55,4 @@ export interface ModifierProgram {
 export interface ExecutionProgram {
   readonly action: string;
   readonly parameters: readonly ParameterProgram[];
-}
-
-export interface ParameterProgram {
-  readonly name: string;
-  readonly value: Evaluate<JsonValue>;
 }

@@ -1,29 +1,24 @@
-import type { BranchTaken, EngineModifier, NamedValue, PlannedExecution } from '../api';
-import type { DecisionProgram, ExecutionProgram, MechanismProgram, ParameterProgram } from '../compile/program';
-import { isFailure, type EvaluationContext, EvaluationFailure } from '../functions/evaluation';
-import type { MechanismOutcome } from './mechanism-outcome';
-
-const NO_BRANCH: BranchTaken = Object.freeze({ kind: 'none' });
-const ELSE_BRANCH: BranchTaken = Object.freeze({ kind: 'else' });
+import type { BranchTaken, EngineModifier, PlannedExecution } from '../api';
+import type { DecisionProgram, ExecutionProgram, MechanismProgram } from '../compile/program';
+import { isFailure, type Evaluate, type EvaluationContext, type EvaluationFailure } from '../functions/evaluation';
+import { evaluateParametersSync } from '../functions/parameters';
+import { ELSE_BRANCH, NO_BRANCH, outcome, type MechanismOutcome } from './mechanism-outcome';
 
 /**
- * Runs one mechanism for an event: the first true condition picks its branch, else the `else`, else nothing.
- * Any failure makes the outcome `error` and drops the branch's modifiers and executes. Unconditional executes
- * are planned whenever their own parameters evaluate, because they run whatever the branch (§3).
+ * Runs one synchronous mechanism for an event: the first true condition picks its branch, else the `else`, else
+ * nothing. Any failure makes the outcome `error` and drops the branch's modifiers and executes. Unconditional
+ * executes are planned whenever their own parameters evaluate, because they run whatever the branch (§3).
+ * evaluate-mechanism-async.ts is the same walk for mechanisms that wait for ports.
  */
-export function evaluateMechanism(
-  mechanism: MechanismProgram,
-  context: EvaluationContext,
-  explain: boolean,
-): MechanismOutcome {
+export function evaluateMechanism(mechanism: MechanismProgram, context: EvaluationContext, explain: boolean): MechanismOutcome {
   const conditions: Array<{ branch: number; value: boolean | null }> | null = explain ? [] : null;
   let chosen: DecisionProgram | null = null;
-  let branch = NO_BRANCH;
+  let branch: BranchTaken = NO_BRANCH;
   let failure: EvaluationFailure | null = null;
 
   for (let position = 0; position < mechanism.branches.length; position += 1) {
     const candidate = mechanism.branches[position]!;
-    const value = candidate.condition(context);
+    const value = (candidate.condition as Evaluate<boolean>)(context);
     if (isFailure(value)) {
       conditions?.push({ branch: position, value: null });
       failure = value;
@@ -43,7 +38,7 @@ export function evaluateMechanism(
 
   let modifiers: EngineModifier[] = [];
   let executions: PlannedExecution[] = [];
-  if (chosen !== null) {
+  if (chosen !== null && failure === null) {
     const materialized = materializeDecision(mechanism.policyId, chosen, context);
     if (isFailure(materialized)) failure = materialized;
     else ({ modifiers, executions } = materialized);
@@ -52,38 +47,12 @@ export function evaluateMechanism(
   failure ??= unconditional.failure;
   if (unconditional.planned.length > 0) executions = executions.concat(unconditional.planned);
 
+  const trace = context.trace;
   if (failure !== null) {
-    return outcome(mechanism, branch, conditions, 'error', 0, [], unconditional.planned, null, failure.message);
+    return outcome(mechanism, branch, conditions, 'error', 0, [], unconditional.planned, null, failure.message, trace);
   }
-  if (chosen === null) return outcome(mechanism, branch, conditions, 'none', 0, modifiers, executions, null, null);
-  return outcome(mechanism, branch, conditions, chosen.verdict, chosen.delayMs, modifiers, executions, chosen.reason, null);
-}
-
-/** Every outcome built by one literal, so all share one object shape (object spread here cost microseconds). */
-function outcome(
-  mechanism: MechanismProgram,
-  branch: BranchTaken,
-  conditions: MechanismOutcome['conditions'],
-  verdict: MechanismOutcome['verdict'],
-  delayMs: number,
-  modifiers: EngineModifier[],
-  executions: PlannedExecution[],
-  reason: string | null,
-  error: string | null,
-): MechanismOutcome {
-  return {
-    policyId: mechanism.policyId,
-    mechanism: mechanism.index,
-    event: mechanism.event,
-    verdict,
-    delayMs,
-    modifiers,
-    executions,
-    reason,
-    error,
-    branch,
-    conditions,
-  };
+  if (chosen === null) return outcome(mechanism, branch, conditions, 'none', 0, modifiers, executions, null, null, trace);
+  return outcome(mechanism, branch, conditions, chosen.verdict, chosen.delayMs, modifiers, executions, chosen.reason, null, trace);
 }
 
 function materializeDecision(
@@ -93,7 +62,7 @@ function materializeDecision(
 ): { modifiers: EngineModifier[]; executions: PlannedExecution[] } | EvaluationFailure {
   const modifiers: EngineModifier[] = [];
   for (const modifier of decision.modifiers) {
-    const parameters = evaluateParameters(modifier.parameters, context);
+    const parameters = evaluateParametersSync(modifier.parameters, context);
     if (isFailure(parameters)) return parameters;
     modifiers.push({
       policyId,
@@ -116,22 +85,9 @@ function planExecutions(
   const planned: PlannedExecution[] = [];
   let failure: EvaluationFailure | null = null;
   for (const program of programs) {
-    const parameters = evaluateParameters(program.parameters, context);
+    const parameters = evaluateParametersSync(program.parameters, context);
     if (isFailure(parameters)) failure ??= parameters;
     else planned.push({ policyId, action: program.action, parameters });
   }
   return { planned, failure };
-}
-
-function evaluateParameters(
-  parameters: readonly ParameterProgram[],
-  context: EvaluationContext,
-): NamedValue[] | EvaluationFailure {
-  const values: NamedValue[] = [];
-  for (const parameter of parameters) {
-    const value = parameter.value(context);
-    if (isFailure(value)) return new EvaluationFailure(`parameter \`${parameter.name}\`: ${value.message}`);
-    values.push({ name: parameter.name, value });
-  }
-  return values;
 }

@@ -1,4 +1,5 @@
 import type { BranchTaken, EngineModifier, PlannedExecution } from '../api';
+import type { Trace } from '../functions/evaluation';
 
 /** What one mechanism contributed to a decision. */
 export interface MechanismOutcome {
@@ -15,4 +16,38 @@ export interface MechanismOutcome {
   readonly branch: BranchTaken;
   /** Only collected for explanations. */
   readonly conditions: Array<{ branch: number; value: boolean | null }> | null;
+  /** What port-using elements did; only collected for explanations. */
+  readonly trace: Trace | null;
+}
+
+export const NO_BRANCH: BranchTaken = Object.freeze({ kind: 'none' });
+export const ELSE_BRANCH: BranchTaken = Object.freeze({ kind: 'else' });
+
+/** Every outcome built by one literal, so all share one object shape (object spread here cost microseconds). */
+export function outcome(
+  mechanism: { readonly policyId: string; readonly index: number; readonly event: string },
+  branch: BranchTaken,
+  conditions: MechanismOutcome['conditions'],
+  verdict: MechanismOutcome['verdict'],
+  delayMs: number,
+  modifiers: EngineModifier[],
+  executions: PlannedExecution[],
+  reason: string | null,
+  error: string | null,
+  trace: Trace | null,
+): MechanismOutcome {
+  return {
+    policyId: mechanism.policyId,
+    mechanism: mechanism.index,
+    event: mechanism.event,
+    verdict,
+    delayMs,
+    modifiers,
+    executions,
+    reason,
+    error,
+    branch,
+    conditions,
+    trace,
+  };
 }

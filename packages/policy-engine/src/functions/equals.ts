@@ -1,20 +1,28 @@
 import type { JsonValue } from '../ast/value-types';
 import { deepEqual } from './deep-equal';
 import { isFailure, type Evaluate } from './evaluation';
+import type { Combine } from './strict';
 
-/** `equals`: every child equals the first. All children are evaluated, so an error is never hidden by a mismatch. */
+/** `equals`: every operand equals the first (deep JSON equality). */
+export const allEqual: Combine = (values) => {
+  const reference = values[0];
+  for (let index = 1; index < values.length; index += 1) if (!deepEqual(reference, values[index])) return false;
+  return true;
+};
+
+/** `equals` over plain closures. All children are evaluated, so an error is never hidden by a mismatch. */
 export function equals(children: ReadonlyArray<Evaluate<JsonValue>>): Evaluate<boolean> {
   const [first, ...rest] = children;
   if (first === undefined) throw new Error('bug: equals compiled without children');
   return (context) => {
     const reference = first(context);
     if (isFailure(reference)) return reference;
-    let allEqual = true;
+    let allEqualSoFar = true;
     for (const child of rest) {
       const value = child(context);
       if (isFailure(value)) return value;
-      if (allEqual && !deepEqual(reference, value)) allEqual = false;
+      if (allEqualSoFar && !deepEqual(reference, value)) allEqualSoFar = false;
     }
-    return allEqual;
+    return allEqualSoFar;
   };
 }

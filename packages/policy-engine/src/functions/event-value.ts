@@ -1,5 +1,6 @@
 import type { JSONPathQuery, JSONValue } from 'json-p3';
 import type { JsonValue, ValueType } from '../ast/value-types';
+import { applySimplePath, readSimplePath } from '../parse/simple-path';
 import { coerce } from './coerce';
 import { deepFreeze } from './constant';
 import { EvaluationFailure, type Evaluate } from './evaluation';
@@ -27,8 +28,18 @@ export function eventValue(spec: EventValueSpec): Evaluate<JsonValue> {
       return raw === undefined || raw === null ? defaultValue : coerce(type, raw, what);
     };
   }
-  const collectsAll = type === 'list' && !path.query.singularQuery();
   const whatAtPath = `the value at \`${path.text}\` in ${what}`;
+  const steps = readSimplePath(path.text);
+  if (steps !== null) {
+    // The common `$.a.b` / `$['a']` / `$.a[0]`: plain property access, same answer as the general engine.
+    return (context) => {
+      const raw = context.event.parameters.get(parameter);
+      if (raw === undefined || raw === null) return defaultValue;
+      const selected = applySimplePath(steps, raw);
+      return selected === undefined || selected === null ? defaultValue : coerce(type, selected, whatAtPath);
+    };
+  }
+  const collectsAll = type === 'list' && !path.query.singularQuery();
   return (context) => {
     const raw = context.event.parameters.get(parameter);
     if (raw === undefined || raw === null) return defaultValue;

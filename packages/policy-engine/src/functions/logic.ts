@@ -1,4 +1,6 @@
-import { isFailure, type Evaluate } from './evaluation';
+import type { JsonValue } from '../ast/value-types';
+import { isFailure, type Evaluate, type EvaluateAsync, type EvaluationContext, type EvaluationFailure } from './evaluation';
+import { drive } from './maybe';
 
 /**
  * `and` / `or` (policy-language.md §5): left to right, stopping at the first deciding child unless `mode="EAGER"`,
@@ -37,9 +39,62 @@ function eagerFold(children: ReadonlyArray<Evaluate<boolean>>, identity: boolean
   };
 }
 
+/** `and`/`or` over children of which some wait for a port; the same rules, one child at a time. */
+export function foldAsync(children: ReadonlyArray<EvaluateAsync<boolean>>, identity: boolean, eager: boolean): EvaluateAsync<boolean> {
+  return (context) => drive(foldSteps(children, identity, eager, context));
+}
+
+function* foldSteps(
+  children: ReadonlyArray<EvaluateAsync<boolean>>,
+  identity: boolean,
+  eager: boolean,
+  context: EvaluationContext,
+): Generator<unknown, boolean | EvaluationFailure, unknown> {
+  let result = identity;
+  for (const child of children) {
+    const value = (yield child(context)) as boolean | EvaluationFailure;
+    if (isFailure(value)) return value;
+    if (value !== identity) {
+      if (!eager) return value;
+      result = !identity;
+    }
+  }
+  return result;
+}
+
 export function not(child: Evaluate<boolean>): Evaluate<boolean> {
   return (context) => {
     const value = child(context);
     return isFailure(value) ? value : !value;
   };
+}
+
+/** `implies` = `!a || b`, short-circuit like `or`: `b` is not evaluated when `a` is false. */
+export function implies(premise: Evaluate<boolean>, conclusion: Evaluate<boolean>): Evaluate<boolean> {
+  return (context) => {
+    const value = premise(context);
+    if (value !== true) return isFailure(value) ? value : true;
+    return conclusion(context);
+  };
+}
+
+export function impliesAsync(premise: EvaluateAsync<boolean>, conclusion: EvaluateAsync<boolean>): EvaluateAsync<boolean> {
+  return (context) => drive(impliesSteps(premise, conclusion, context));
+}
+
+function* impliesSteps(
+  premise: EvaluateAsync<boolean>,
+  conclusion: EvaluateAsync<boolean>,
+  context: EvaluationContext,
+): Generator<unknown, boolean | EvaluationFailure, unknown> {
+  const value = (yield premise(context)) as boolean | EvaluationFailure;
+  if (value !== true) return isFailure(value) ? value : true;
+  return (yield conclusion(context)) as boolean | EvaluationFailure;
+}
+
+/** `xor`: true when an odd number of children is true (all are evaluated). */
+export function xorOf(values: readonly JsonValue[]): boolean {
+  let odd = false;
+  for (const value of values) if (value === true) odd = !odd;
+  return odd;
 }

@@ -2,8 +2,14 @@ import type { ElementNode } from '../ast/nodes';
 import { VALUE_TYPES, type ValueType } from '../ast/value-types';
 import { excerpt } from '../diagnostics';
 import { DELAY_UNITS, readDelayMilliseconds } from '../parse/delay';
+import { readComparison, readDayOfYear, readMinuteOfDay, readWeekdays } from '../parse/calendar';
+import { readDuration, readPositiveDuration } from '../parse/duration';
 import { readJsonPath } from '../parse/json-path';
 import { readLiteral } from '../parse/literals';
+import type { ReadResult } from '../parse/read-result';
+import { readRegex } from '../parse/regex';
+import { FIXED_TIMES, readTimeExpression } from '../parse/time-expression';
+import { MATCH_MODES } from '../functions/matching';
 
 /** Checks one attribute value; returns what is wrong with it, or null. */
 export type AttributeCheck = (value: string, element: ElementNode) => string | null;
@@ -23,10 +29,18 @@ const required = (check?: AttributeCheck): AttributeRule => (check === undefined
 
 const notEmpty: AttributeCheck = (value) => (value.trim() === '' ? 'must not be empty' : null);
 
-const jsonPath: AttributeCheck = (value) => {
-  const read = readJsonPath(value);
-  return read.ok ? null : read.problem;
-};
+/** A check from a reader of user text: the problem it reports, if any. */
+const reads =
+  (reader: (text: string) => ReadResult<unknown>): AttributeCheck =>
+  (value) => {
+    const read = reader(value);
+    return read.ok ? null : read.problem;
+  };
+
+const jsonPath = reads(readJsonPath);
+
+const count: AttributeCheck = (value) =>
+  /^\d{1,9}$/.test(value.trim()) ? null : `\`${excerpt(value)}\` is not a whole number of at least 0`;
 
 const literal =
   (type: ValueType): AttributeCheck =>
@@ -46,10 +60,7 @@ const delayAmount: AttributeCheck = (value, element) => {
   return read.ok ? null : read.problem;
 };
 
-// Filters by path belong to eventOccurrence (§6), which is not supported yet; elsewhere the attribute means nothing.
-const parameterPath: AttributeCheck = () => 'is only meaningful inside `eventOccurrence`, which is not supported yet';
-
-/** The attributes of each supported element (policy-language.md §3–§5). URN forms are checked by their own pass. */
+/** The attributes of every element (policy-language.md §3–§6). URN forms are checked by their own pass. */
 const TABLES: ReadonlyArray<[string, RuleTable]> = [
   ['policy', { id: required(), name: optional(), description: optional() }],
   ['mechanism', { event: required(), id: optional(), description: optional() }],
@@ -72,8 +83,22 @@ const TABLES: ReadonlyArray<[string, RuleTable]> = [
   ['execute', { action: required() }],
   ['and', { mode: optional(oneOf(['EAGER'])) }],
   ['or', { mode: optional(oneOf(['EAGER'])) }],
-  ['not', {}],
-  ['equals', {}],
+  ...['not', 'xor', 'implies', 'equals', 'less', 'lessEqual', 'greater', 'greaterEqual'].map((name): [string, RuleTable] => [name, {}]),
+  ...['plus', 'minus', 'multiply', 'divide', 'size', 'concat', 'count'].map((name): [string, RuleTable] => [name, {}]),
+  ['regex', { regex: required(reads(readRegex)), mode: optional(oneOf(MATCH_MODES)) }],
+  ['contains', { mode: optional(oneOf(MATCH_MODES)) }],
+  ['eventHasParameter', { mode: optional(oneOf(MATCH_MODES)) }],
+  ['date', { is: required(reads(readComparison)), value: required(reads(readDayOfYear)) }],
+  ['time', { is: required(reads(readComparison)), value: required(reads(readMinuteOfDay)) }],
+  ['day', { value: required(reads(readWeekdays)) }],
+  [
+    'continuousOccurrence',
+    { interval: required(reads(readPositiveDuration)), minOccurrences: optional(count), maxOccurrences: optional(count) },
+  ],
+  ['eventOccurrence', { event: required(), mode: optional(oneOf(['FIRST', 'LAST'])) }],
+  ['when', { fixedTime: optional(oneOf(FIXED_TIMES)) }],
+  ['start', { time: optional(reads(readTimeExpression)) }],
+  ['end', { time: optional(reads(readTimeExpression)) }],
   ['constant:true', {}],
   ['constant:false', {}],
   ...VALUE_TYPES.flatMap((type): Array<[string, RuleTable]> => [
@@ -82,7 +107,12 @@ const TABLES: ReadonlyArray<[string, RuleTable]> = [
       `event:${type}`,
       { eventParameter: required(notEmpty), default: required(literal(type)), jsonPathQuery: optional(jsonPath) },
     ],
-    [`parameter:${type}`, { name: required(notEmpty), value: optional(literal(type)), jsonPathQuery: optional(parameterPath) }],
+    // Whether a `jsonPathQuery` belongs where it is (only in eventOccurrence) is the history pass's question.
+    [`parameter:${type}`, { name: required(notEmpty), value: optional(literal(type)), jsonPathQuery: optional(jsonPath) }],
+    [`pip:${type}`, { method: required(), default: required(literal(type)), ttl: optional(reads(readDuration)) }],
+    [`variable:${type}`, { reference: required(notEmpty) }],
+    [`variableDeclaration:${type}`, { name: required(notEmpty) }],
+    [`valueChanged:${type}`, { id: required(notEmpty), to: optional(literal(type)) }],
   ]),
 ];
 

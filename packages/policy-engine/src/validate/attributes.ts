@@ -2,14 +2,13 @@ import { walk } from '../ast/nodes';
 import { attributeRules } from './attribute-rules';
 import type { ValidationPass } from './pass';
 
-/** Required, unknown and malformed attributes of the supported elements. */
+/** Required, unknown and malformed attributes. */
 export const attributesPass: ValidationPass = {
   name: 'attributes',
   run(policy, report) {
     walk(policy, (node) => {
-      if (!node.info.supported) return;
       const rules = attributeRules(node);
-      if (rules === undefined) throw new Error(`bug: no attribute rules for supported element ${node.name}`);
+      if (rules === undefined) throw new Error(`bug: no attribute rules for element ${node.name}`);
       for (const attribute of node.attributes.values()) {
         const rule = rules.get(attribute.name);
         if (rule === undefined) {

@@ -49,7 +49,9 @@ const DECISION: readonly Slot[] = [verdicts, named('delay', 0, 1), named('execut
 const BRANCH: readonly Slot[] = [condition, named('then', 1, 1)];
 const EMPTY: readonly Slot[] = [];
 
-/** The grammar of policy-language.md §3 and §5 for the elements this cut supports, as sequences of slots. */
+const operands = (min: number): readonly Slot[] => [expressions(min, Infinity)];
+
+/** The grammar of policy-language.md §3, §5 and §6, as sequences of slots. */
 const MODELS: ReadonlyMap<string, readonly Slot[]> = new Map([
   [
     'policy',
@@ -74,16 +76,44 @@ const MODELS: ReadonlyMap<string, readonly Slot[]> = new Map([
   ['delay', EMPTY],
   ['modify', [parameters]],
   ['execute', [parameters]],
-  ['and', [expressions(1, Infinity)]],
-  ['or', [expressions(1, Infinity)]],
+  ['and', operands(1)],
+  ['or', operands(1)],
+  ['xor', operands(1)],
   ['not', [expressions(1, 1)]],
-  ['equals', [expressions(2, Infinity)]],
+  ['implies', [expressions(2, 2)]],
+  ['equals', operands(2)],
+  ['less', operands(2)],
+  ['lessEqual', operands(2)],
+  ['greater', operands(2)],
+  ['greaterEqual', operands(2)],
+  ['regex', operands(1)],
+  ['contains', operands(2)],
+  ['eventHasParameter', operands(1)],
+  ['date', EMPTY],
+  ['time', EMPTY],
+  ['day', EMPTY],
+  ['plus', operands(2)],
+  ['minus', operands(2)],
+  ['multiply', operands(2)],
+  ['divide', operands(2)],
+  ['size', [expressions(1, 1)]],
+  ['concat', operands(1)],
+  ['count', [named('eventOccurrence', 1, 1), named('when', 1, 1)]],
+  ['continuousOccurrence', [named('eventOccurrence', 1, 1), named('when', 1, 1)]],
+  ['eventOccurrence', [parameters]],
+  ['when', [named('start', 0, 1), named('end', 0, 1)]],
+  ['start', [named('eventOccurrence', 0, 1)]],
+  ['end', [named('eventOccurrence', 0, 1)]],
 ]);
 
 const FAMILY_MODELS: ReadonlyMap<string, readonly Slot[]> = new Map([
   ['constant', EMPTY],
   ['event', EMPTY],
   ['parameter', [expressions(0, 1)]],
+  ['pip', [parameters]],
+  ['variable', EMPTY],
+  ['variableDeclaration', [expressions(1, 1)]],
+  ['valueChanged', [expressions(1, 1)]],
 ]);
 
 export function contentModel(node: ElementNode): readonly Slot[] | undefined {

@@ -9,6 +9,8 @@ const URN_ATTRIBUTES: ReadonlyArray<{ element: string; attribute: string; kind: 
   { element: 'policy', attribute: 'id', kind: 'policy' },
   { element: 'mechanism', attribute: 'event', kind: 'action' },
   { element: 'execute', attribute: 'action', kind: 'action' },
+  { element: 'eventOccurrence', attribute: 'event', kind: 'action' },
+  ...['string', 'number', 'boolean', 'object', 'list'].map((type) => ({ element: `pip:${type}`, attribute: 'method', kind: 'info' as const })),
 ];
 
 export const identifiersPass: ValidationPass = {

@@ -4,14 +4,13 @@ import { contentModel } from './content-models';
 import type { Report, ValidationPass } from './pass';
 import { checkSequence } from './sequence';
 
-/** Children, their number and order (policy-language.md §3 and §5). Unsupported elements are left for later. */
+/** Children, their number and order (policy-language.md §3, §5 and §6). */
 export const structurePass: ValidationPass = {
   name: 'structure',
   run(policy, report) {
     walk(policy, (node) => {
-      if (!node.info.supported) return;
       const model = contentModel(node);
-      if (model === undefined) throw new Error(`bug: no content model for supported element ${node.name}`);
+      if (model === undefined) throw new Error(`bug: no content model for element ${node.name}`);
       checkSequence(node, model, report);
       if (node.name === 'then' || node.name === 'else') checkDecision(node, report);
     });

@@ -1,36 +1,61 @@
 import type { ElementNode } from '../ast/nodes';
 import { walk } from '../ast/nodes';
-import { describeType, isExpression, type ValidationPass } from './pass';
+import type { ValueType } from '../ast/value-types';
+import { describeType, isExpression, type Report, type ValidationPass } from './pass';
+
+/** What an element's operands must be: one type for all, or a rule per position. */
+type OperandRule = ValueType | 'any' | ((position: number) => readonly ValueType[] | 'any');
+
+const RULES: ReadonlyMap<string, OperandRule> = new Map<string, OperandRule>([
+  ...['and', 'or', 'xor', 'not', 'implies'].map((name): [string, OperandRule] => [name, 'boolean']),
+  ...['less', 'lessEqual', 'greater', 'greaterEqual', 'plus', 'minus', 'multiply', 'divide'].map((name): [string, OperandRule] => [name, 'number']),
+  ['regex', 'string'],
+  ['eventHasParameter', 'string'],
+  ['equals', 'any'],
+  ['concat', 'any'],
+  ['size', () => ['list', 'string']],
+  ['contains', (position) => (position === 0 ? ['list'] : 'any')],
+  ['if', 'boolean'],
+  ['elseif', 'boolean'],
+]);
 
 /**
- * Static types (policy-language.md §4): every operand whose type is visible at load time must fit. In this cut every
- * expression has a declared type, so a policy that passes never meets a type error from its own structure.
+ * Static types (policy-language.md §4): every expression has a type visible at load time (a `variable:T` has the T
+ * of its declaration, checked by the references pass), so every operand is checked here and a policy that passes
+ * meets type errors at run time only from event values.
  */
 export const typesPass: ValidationPass = {
   name: 'types',
   run(policy, report) {
     walk(policy, (node) => {
-      if (!node.info.supported) return;
+      const family = node.info.family;
       const operands = node.children.filter(isExpression);
-      if (node.name === 'if' || node.name === 'elseif') {
-        const condition = operands[0];
-        if (condition !== undefined && !yields(condition, 'boolean')) {
-          report('type_mismatch', `the condition of \`${node.name}\` must be boolean, found ${describeType(condition)}`, condition.location);
-        }
-      } else if (node.name === 'and' || node.name === 'or' || node.name === 'not') {
-        for (const operand of operands.filter((child) => !yields(child, 'boolean'))) {
-          report('type_mismatch', `\`${node.name}\` takes boolean expressions, found ${describeType(operand)}`, operand.location);
-        }
-      } else if (node.info.family === 'parameter') {
-        const type = node.info.declaredType;
-        for (const operand of operands.filter((child) => !yields(child, type))) {
-          report('type_mismatch', `\`${node.name}\` needs a ${type} value, found ${describeType(operand)}`, operand.location);
-        }
+      if (family === 'parameter' || family === 'variableDeclaration' || family === 'valueChanged') {
+        const type = node.info.declaredType!;
+        for (const operand of operands) check(node, operand, [type], report);
+        return;
       }
+      const rule = RULES.get(node.name);
+      if (rule === undefined) return;
+      operands.forEach((operand, position) => {
+        const allowed = typeof rule === 'function' ? rule(position) : rule === 'any' ? 'any' : [rule];
+        if (allowed !== 'any') check(node, operand, allowed, report);
+      });
     });
   },
 };
 
-function yields(node: ElementNode, type: string | null): boolean {
-  return node.info.resultType === type;
+function check(node: ElementNode, operand: ElementNode, allowed: readonly ValueType[], report: Report): void {
+  const type = operand.info.resultType;
+  if (type !== null && allowed.includes(type)) return;
+  const wanted = allowed.join(' or ');
+  const message =
+    node.name === 'if' || node.name === 'elseif'
+      ? `the condition of \`${node.name}\` must be boolean, found ${describeType(operand)}`
+      : node.info.family !== null
+        ? `\`${node.name}\` needs a ${wanted} value, found ${describeType(operand)}`
+        : node.name === 'contains' && allowed[0] === 'list'
+          ? `the first operand of \`contains\` must be a list, found ${describeType(operand)}`
+          : `\`${node.name}\` takes ${wanted} expressions, found ${describeType(operand)}`;
+  report('type_mismatch', message, operand.location);
 }

@@ -2,20 +2,25 @@ import type { Diagnostic } from '../api';
 import type { ElementNode } from '../ast/nodes';
 import { diagnostic } from '../diagnostics';
 import { attributesPass } from './attributes';
+import { historyPass } from './history';
 import { identifiersPass } from './identifiers';
 import type { ValidationPass } from './pass';
+import { referencesPass } from './references';
 import { solutionPass } from './solution';
 import { structurePass } from './structure';
-import { supportPass } from './support';
 import { typesPass } from './types';
 
-/** In the order a reader fixes things: what may appear, where, with which attributes, of which types, naming what. */
+/**
+ * In the order a reader fixes things: where elements may appear, with which attributes, of which types, naming
+ * what, referring to what.
+ */
 export const VALIDATION_PASSES: readonly ValidationPass[] = [
-  supportPass,
   structurePass,
   attributesPass,
+  historyPass,
   typesPass,
   identifiersPass,
+  referencesPass,
   solutionPass,
 ];
 

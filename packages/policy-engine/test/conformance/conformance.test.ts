@@ -1,7 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createPolicySet, decide, loadPolicy, type CompiledPolicy, type EngineDecision } from '../../src';
+import {
+  createPolicySet,
+  decide,
+  loadPolicy,
+  type CompiledPolicy,
+  type EngineDecision,
+  type EvaluationPorts,
+} from '../../src';
 import { policyXml } from '../support/policies';
+import { FixturePip, FixturePxp, InMemoryHistory, fixedClock, type PipFixture, type PxpFixture } from '../support/ports';
 
 /** The shape of the case files; see README.md beside this file. */
 interface ConformanceCase {
@@ -9,8 +17,23 @@ interface ConformanceCase {
   spec: string;
   policies: Array<{ id: string; body: string[] } | { xml: string[] }>;
   defaultDecision?: 'allow' | 'inhibit';
-  events?: Array<{ action?: string; parameters?: Record<string, unknown>; expect: ExpectedDecision }>;
+  timeZone?: string;
+  now?: string | number;
+  ports?: boolean;
+  history?: Array<{ action?: string; at: string | number; parameters?: Record<string, unknown> }>;
+  pip?: PipFixture[];
+  pxp?: PxpFixture[];
+  events?: ConformanceEvent[];
   refused?: ExpectedDiagnostic[];
+}
+
+interface ConformanceEvent {
+  action?: string;
+  parameters?: Record<string, unknown>;
+  timestamp?: string | number;
+  now?: string | number;
+  explain?: boolean;
+  expect: ExpectedDecision;
 }
 
 interface ExpectedDecision {
@@ -21,6 +44,12 @@ interface ExpectedDecision {
   executions?: object[];
   matchedPolicies?: string[];
   errors?: number;
+  errorIncludes?: string;
+  explanation?: object[];
+  pipCalls?: number;
+  pxpCalls?: object[];
+  historyCalls?: string[];
+  synchronous?: boolean;
 }
 
 interface ExpectedDiagnostic {
@@ -32,6 +61,7 @@ interface ExpectedDiagnostic {
 }
 
 const CASES_DIRECTORY = join(__dirname, 'cases');
+const DEFAULT_ACTION = 'urn:action:acme:act';
 
 function loadCases(): Array<[string, ConformanceCase]> {
   return readdirSync(CASES_DIRECTORY)
@@ -61,6 +91,15 @@ function documentOf(policy: ConformanceCase['policies'][number]): string {
   return 'xml' in policy ? policy.xml.join('\n') : policyXml(policy.body.join('\n'), policy.id);
 }
 
+/** Times are ISO texts (with their offset) or ms since the epoch. */
+function instant(value: string | number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value === 'number') return value;
+  const parsed = Date.parse(value);
+  if (Number.isNaN(parsed)) throw new Error(`not a time: ${value}`);
+  return parsed;
+}
+
 function checkDecision(actual: EngineDecision, expected: ExpectedDecision): void {
   expect(actual.allowed).toBe(expected.allowed);
   if (expected.decided !== undefined) expect(actual.decided).toBe(expected.decided);
@@ -69,16 +108,60 @@ function checkDecision(actual: EngineDecision, expected: ExpectedDecision): void
   if (expected.executions !== undefined) expect(actual.executions).toMatchObject(expected.executions);
   if (expected.matchedPolicies !== undefined) expect(actual.matchedPolicies).toEqual(expected.matchedPolicies);
   if (expected.errors !== undefined) expect(actual.errors).toHaveLength(expected.errors);
+  if (expected.errorIncludes !== undefined) expect(actual.errors.map((error) => error.message).join('\n')).toContain(expected.errorIncludes);
+  if (expected.explanation !== undefined) expect(actual.explanation).toMatchObject(expected.explanation);
+}
+
+/**
+ * Plays the pdp: the history fixture is recorded first; then each event of an action some policy counts is recorded
+ * at now before it is decided (policy-language.md §6), except for explanations, which record nothing.
+ */
+async function runEvents(item: ConformanceCase, policies: CompiledPolicy[]): Promise<void> {
+  const set = createPolicySet(policies);
+  const historyActions = new Set(policies.flatMap((policy) => policy.historyActions));
+  const history = new InMemoryHistory();
+  for (const recorded of item.history ?? []) {
+    history.record(recorded.action ?? DEFAULT_ACTION, instant(recorded.at, 0), recorded.parameters ?? {});
+  }
+  const pip = new FixturePip(item.pip ?? []);
+  const pxp = new FixturePxp(item.pxp ?? []);
+  const caseNow = instant(item.now, 0);
+  for (const [index, entry] of (item.events ?? []).entries()) {
+    const timestamp = instant(entry.timestamp, caseNow);
+    const now = instant(entry.now, item.now === undefined ? timestamp : caseNow);
+    const action = entry.action ?? DEFAULT_ACTION;
+    const parameters = new Map(Object.entries(entry.parameters ?? {}));
+    const explain = entry.explain === true;
+    if (historyActions.has(action) && !explain) history.record(action, now, parameters);
+    const ports: EvaluationPorts | undefined = item.ports === false ? undefined : { history, pip, pxp, clock: fixedClock(now) };
+    const pipBefore = pip.calls.length;
+    const pxpBefore = pxp.calls.length;
+    const historyBefore = history.calls.length;
+    const options = { defaultDecision: item.defaultDecision ?? 'allow', timeZone: item.timeZone ?? 'UTC', explain } as const;
+    const answer = decide(set, { action, timestamp, parameters }, options, ports);
+    const decision = await answer;
+    try {
+      if (entry.expect.synchronous !== undefined) expect(answer instanceof Promise).toBe(!entry.expect.synchronous);
+      checkDecision(decision, entry.expect);
+      if (entry.expect.pipCalls !== undefined) expect(pip.calls.length - pipBefore).toBe(entry.expect.pipCalls);
+      if (entry.expect.pxpCalls !== undefined) expect(pxp.calls.slice(pxpBefore)).toMatchObject(entry.expect.pxpCalls);
+      if (entry.expect.historyCalls !== undefined) expect(history.calls.slice(historyBefore)).toEqual(entry.expect.historyCalls);
+    } catch (error) {
+      // Name the event: a case holds several and jest would only name the case.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new Error(`event #${index} ${JSON.stringify(entry.parameters ?? {})}\n${message}\nactual: ${JSON.stringify(decision)}`);
+    }
+  }
 }
 
 describe('conformance', () => {
   const cases = loadCases();
 
-  it('has cases to run', () => {
-    expect(cases.length).toBeGreaterThanOrEqual(40);
+  it('has at least 200 cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(200);
   });
 
-  it.each(cases)('%s', (_, item) => {
+  it.each(cases)('%s', async (_, item) => {
     const outcomes = item.policies.map((policy) => loadPolicy(documentOf(policy)));
     if (item.refused !== undefined) {
       const [outcome] = outcomes;
@@ -96,24 +179,6 @@ describe('conformance', () => {
       if (!outcome.ok) throw new Error(`a policy of the case was refused: ${JSON.stringify(outcome.diagnostics, null, 2)}`);
       return outcome.policy;
     });
-    const set = createPolicySet(policies);
-    (item.events ?? []).forEach((entry, index) => {
-      const decision = decide(
-        set,
-        {
-          action: entry.action ?? 'urn:action:acme:act',
-          timestamp: 0,
-          parameters: new Map(Object.entries(entry.parameters ?? {})),
-        },
-        { defaultDecision: item.defaultDecision ?? 'allow', timeZone: 'UTC' },
-      );
-      try {
-        checkDecision(decision, entry.expect);
-      } catch (error) {
-        // Name the event: a case holds several and jest would only name the case.
-        const message = error instanceof Error ? error.message : String(error);
-        throw new Error(`event #${index} ${JSON.stringify(entry.parameters ?? {})}\n${message}\nactual: ${JSON.stringify(decision)}`);
-      }
-    });
+    await runEvents(item, policies);
   });
 });

@@ -2,7 +2,7 @@ import type { JsonValue, ValueType } from '../../src/ast/value-types';
 import { EvaluationFailure } from '../../src/functions/evaluation';
 import { eventValue } from '../../src/functions/event-value';
 import { readJsonPath } from '../../src/parse/json-path';
-import { event } from '../support/policies';
+import { contextFor, event } from '../support/policies';
 
 function evaluate(type: ValueType, parameters: Record<string, unknown>, defaultValue: JsonValue, path?: string) {
   const query = path === undefined ? null : readJsonPath(path);
@@ -13,7 +13,7 @@ function evaluate(type: ValueType, parameters: Record<string, unknown>, defaultV
     defaultValue,
     path: query === null ? null : { text: path!, query: query.value },
   });
-  const result = evaluator({ event: event(parameters), timeZone: 'UTC' });
+  const result = evaluator(contextFor(event(parameters)));
   return result instanceof EvaluationFailure ? `failure: ${result.message}` : result;
 }
 

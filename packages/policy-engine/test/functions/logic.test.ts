@@ -1,9 +1,9 @@
 import { equals } from '../../src/functions/equals';
 import { EvaluationFailure, type Evaluate, type EvaluationContext } from '../../src/functions/evaluation';
 import { and, not, or } from '../../src/functions/logic';
-import { event } from '../support/policies';
+import { contextFor, event } from '../support/policies';
 
-const context: EvaluationContext = { event: event(), timeZone: 'UTC' };
+const context: EvaluationContext = contextFor(event());
 const failure = new EvaluationFailure('boom');
 
 /** A child that records that it ran. */

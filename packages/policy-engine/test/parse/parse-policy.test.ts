@@ -103,12 +103,12 @@ describe('parsePolicy', () => {
     expect(policy.attributes.get('id')).toEqual({ name: 'id', value: 'urn:policy:a:b', location: { line: 1, column: 9 } });
   });
 
-  it('keeps elements of the language that are not supported yet, for the validation to refuse', () => {
+  it('keeps every element of the language as written, valid or not, for the validation to judge', () => {
     const policy = tree(
       '<policy id="urn:policy:a:b" xmlns="http://www.mydata-control.de/4.0/mydataLanguage" xmlns:pip="http://www.mydata-control.de/4.0/pip">' +
         '<mechanism event="urn:action:a:b"><if><xor><pip:boolean method="urn:info:a:m" default="false"/></xor><then/></if></mechanism></policy>',
     );
     expect(names(policy)).toEqual(['policy', 'mechanism', 'if', 'xor', 'pip:boolean', 'then']);
-    expect(policy.children[0]!.children[0]!.children[0]!.info).toMatchObject({ supported: false, resultType: 'boolean' });
+    expect(policy.children[0]!.children[0]!.children[0]!.info).toMatchObject({ role: 'expression', resultType: 'boolean' });
   });
 });

@@ -79,7 +79,18 @@ describe('policy sets', () => {
   });
 
   it('refuse objects that did not come from loadPolicy', () => {
-    const forged: CompiledPolicy = { id: 'urn:policy:acme:x', solution: 'acme', name: null, description: null, actions: [] };
+    const forged: CompiledPolicy = {
+      id: 'urn:policy:acme:x',
+      solution: 'acme',
+      name: null,
+      description: null,
+      actions: [],
+      historyActions: [],
+      usesHistory: false,
+      maxHistorySpanMs: 0,
+      historyFilters: [],
+      usesPorts: false,
+    };
     expect(() => createPolicySet([forged])).toThrow(TypeError);
     expect(() => decide({ size: 0, has: () => false, get: () => undefined, with: () => emptyPolicySet(), without: () => emptyPolicySet() }, event(), OPTIONS)).toThrow(
       TypeError,
@@ -94,6 +105,11 @@ describe('policy sets', () => {
       name: null,
       description: null,
       actions: ['urn:action:acme:read', 'urn:action:acme:write'],
+      historyActions: [],
+      usesHistory: false,
+      maxHistorySpanMs: 0,
+      historyFilters: [],
+      usesPorts: false,
     });
     expect(Object.isFrozen(loaded)).toBe(true);
     expect(Object.isFrozen(loaded.actions)).toBe(true);

@@ -1,4 +1,5 @@
 import type { CompiledPolicy, Diagnostic, EngineEvent } from '../../src';
+import type { EvaluationContext } from '../../src/functions/evaluation';
 import { loadPolicy } from '../../src';
 
 export const NS = {
@@ -48,3 +49,13 @@ export function event(parameters: Record<string, unknown> = {}, action = 'urn:ac
 }
 
 export const OPTIONS = { defaultDecision: 'allow', timeZone: 'UTC' } as const;
+
+/** A context for calling compiled closures directly, as `decide` would build it for one mechanism. */
+export function contextFor(engineEvent: EngineEvent, timeZone = 'UTC'): EvaluationContext {
+  return {
+    event: engineEvent,
+    timeZone,
+    request: { ports: undefined, explain: false, variables: null, pipAnswers: null, now: undefined },
+    trace: null,
+  };
+}

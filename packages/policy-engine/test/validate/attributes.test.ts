@@ -44,7 +44,7 @@ describe('attributes pass', () => {
     ],
     [
       '<modify eventParameter="p" method="m"><parameter:string name="n" jsonPathQuery="$.a"/></modify>',
-      'attribute `jsonPathQuery` of `parameter:string`: is only meaningful inside `eventOccurrence`, which is not supported yet',
+      'attribute `jsonPathQuery` of `parameter:string`: is only meaningful inside `eventOccurrence`',
     ],
   ])('refuses the bad value in %s', (decision, message) => {
     expect(messages(branch(decision))).toEqual([`invalid_attribute: ${message}`]);

@@ -109,7 +109,7 @@ describe('all passes together', () => {
       [2, 'unknown_attribute'],
       [3, 'type_mismatch'],
       [3, 'conflicting_decision'],
-      [6, 'unsupported_element'],
+      [6, 'missing_element'],
       [6, 'invalid_attribute'],
       [7, 'unknown_element'],
     ]);

@@ -1,0 +1,107 @@
+// Decision benchmark of the policy engine, in-process, against dist/ (run `npx tsc -p tsconfig.build.json` first).
+// Reports decisions/s and p50/p99 per decision for 10, 1,000 and 10,000 deployed policies of which 10 mechanisms
+// match the event, beside a baseline measured in the same run (a bare Map lookup + closure call per event), and the
+// time to compile 1,000 policies. Targets (issue 3): p50 ≤ 3 µs, p99 ≤ 20 µs, flat in the number of non-matching
+// policies; compiling 1,000 ≤ 2 s. Numbers vary between runs: compare the rows of one run.
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const engine = require('../dist/index.js');
+
+const NS = [
+  'xmlns="http://www.mydata-control.de/4.0/mydataLanguage"',
+  'xmlns:constant="http://www.mydata-control.de/4.0/constant"',
+  'xmlns:event="http://www.mydata-control.de/4.0/event"',
+  'xmlns:parameter="http://www.mydata-control.de/4.0/parameter"',
+].join(' ');
+
+const HOT = 'urn:action:bench:hot';
+const MATCHING = 10;
+
+/** A realistic mechanism: a few comparisons on event values (with simple JSONPaths), a modify and a delay. */
+function policyXml(index, action) {
+  return `<policy id="urn:policy:bench:p${String(index).padStart(5, '0')}" ${NS}>
+  <mechanism event="${action}">
+    <if>
+      <and>
+        <equals><event:string eventParameter="user" jsonPathQuery="$.role" default=""/><constant:string value="analyst"/></equals>
+        <less><event:number eventParameter="size" default="0"/><constant:number value="${1000 + index}"/></less>
+        <not><equals><event:string eventParameter="user" jsonPathQuery="$['name']" default=""/><constant:string value="mallory"/></equals></not>
+      </and>
+      <then>
+        <modify eventParameter="user" method="replace" jsonPathQuery="$.name"><parameter:string name="replaceWith" value="***"/></modify>
+        <delay amount="${index % 5}" unit="MILLISECONDS"/>
+      </then>
+    </if>
+    <elseif>
+      <equals><event:string eventParameter="tags" jsonPathQuery="$[0]" default=""/><constant:string value="secret"/></equals>
+      <then><inhibit reason="secret"/></then>
+    </elseif>
+  </mechanism>
+</policy>`;
+}
+
+function load(xml) {
+  const outcome = engine.loadPolicy(xml);
+  if (!outcome.ok) throw new Error(JSON.stringify(outcome.diagnostics));
+  return outcome.policy;
+}
+
+function deployed(total) {
+  const policies = [];
+  for (let index = 0; index < total; index += 1) policies.push(load(policyXml(index, index < MATCHING ? HOT : `urn:action:bench:a${index}`)));
+  return engine.createPolicySet(policies);
+}
+
+const EVENTS = [
+  { user: { name: 'ann', role: 'analyst' }, size: 10, tags: ['public'] },
+  { user: { name: 'mallory', role: 'analyst' }, size: 10, tags: ['secret'] },
+  { user: { name: 'bob', role: 'admin' }, size: '5000', tags: ['public'] },
+].map((parameters) => ({ action: HOT, timestamp: Date.now(), parameters: new Map(Object.entries(parameters)) }));
+
+const OPTIONS = { defaultDecision: 'allow', timeZone: 'Europe/Berlin' };
+const BATCH = 20;
+
+/** Per-decision times (ns) of `batches` batches of BATCH calls, after a warm-up. */
+function measure(decideOne, batches) {
+  for (let index = 0; index < 50_000; index += 1) decideOne(EVENTS[index % EVENTS.length]);
+  const perDecision = new Float64Array(batches);
+  let sink = 0;
+  const started = process.hrtime.bigint();
+  for (let batch = 0; batch < batches; batch += 1) {
+    const before = process.hrtime.bigint();
+    for (let index = 0; index < BATCH; index += 1) sink += decideOne(EVENTS[(batch + index) % EVENTS.length]) ? 1 : 0;
+    perDecision[batch] = Number(process.hrtime.bigint() - before) / BATCH;
+  }
+  const elapsed = Number(process.hrtime.bigint() - started);
+  perDecision.sort();
+  const at = (quantile) => perDecision[Math.min(batches - 1, Math.floor(quantile * batches))] / 1000;
+  return { perSecond: (batches * BATCH) / (elapsed / 1e9), p50: at(0.5), p99: at(0.99), sink };
+}
+
+function baseline() {
+  // What any decision path must pay at least: one map lookup and one closure call per event.
+  const closures = new Map([[HOT, (event) => event.parameters.get('size') !== 0]]);
+  return (event) => closures.get(event.action)(event);
+}
+
+const rows = [];
+const batches = 50_000;
+rows.push(['baseline (map + closure)', measure(baseline(), batches)]);
+for (const total of [10, 1_000, 10_000]) {
+  const set = deployed(total);
+  rows.push([`${total.toLocaleString('en')} policies, ${MATCHING} match`, measure((event) => engine.decide(set, event, OPTIONS).allowed, batches)]);
+}
+
+const compileStarted = process.hrtime.bigint();
+for (let index = 0; index < 1_000; index += 1) load(policyXml(index, `urn:action:bench:c${index}`));
+const compileMs = Number(process.hrtime.bigint() - compileStarted) / 1e6;
+
+const pad = (text, width) => String(text).padStart(width);
+console.log(`policy-engine decide benchmark (node ${process.version}, batches of ${BATCH}, ${batches} batches per row)`);
+console.log(`${'case'.padEnd(30)}${pad('decisions/s', 14)}${pad('p50 µs', 10)}${pad('p99 µs', 10)}`);
+for (const [name, result] of rows) {
+  console.log(`${name.padEnd(30)}${pad(Math.round(result.perSecond).toLocaleString('en'), 14)}${pad(result.p50.toFixed(2), 10)}${pad(result.p99.toFixed(2), 10)}`);
+}
+console.log(`compile 1,000 policies: ${compileMs.toFixed(0)} ms (${(compileMs / 1000).toFixed(2)} ms each)`);
+console.log('targets: p50 ≤ 3 µs, p99 ≤ 20 µs, flat in the number of non-matching policies; compile 1,000 ≤ 2,000 ms');
