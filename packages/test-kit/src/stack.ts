@@ -12,8 +12,8 @@ export interface Stack {
   auth: RunningService;
   pap: RunningService;
   pdps: RunningService[];
-  /** Starts one more pdp (or restarts one on a given port). */
-  startPdp(port?: number): Promise<RunningService>;
+  /** Starts one more pdp (or restarts one on a given port), with extra environment if given. */
+  startPdp(port?: number, extraEnv?: Record<string, string>): Promise<RunningService>;
   adminToken(): Promise<string>;
   stop(): Promise<void>;
 }
@@ -53,8 +53,9 @@ export async function startStack({ natsUrl, replicas, admin = { id: ADMIN_ID, se
       auth,
       pap,
       pdps,
-      startPdp: async (port?: number) => {
-        const pdp = await startService('pdp-service', port === undefined ? env : { ...env, PDP_PORT: String(port) });
+      startPdp: async (port?: number, extraEnv: Record<string, string> = {}) => {
+        const pdpEnv = { ...env, ...extraEnv, ...(port === undefined ? {} : { PDP_PORT: String(port) }) };
+        const pdp = await startService('pdp-service', pdpEnv);
         started.push(pdp);
         return pdp;
       },
