@@ -1,0 +1,217 @@
+// Benchmark 2 of issue 6 — HTTP: POST /event on one pdp holding 1,000 deployed policies, autocannon
+// with 50 keep-alive connections in its own process, side by side with the floor: a bare node:http
+// server (scripts/bench/floor-server.mjs) doing the same JSON.parse and a fixed reply of the same size.
+// Targets: throughput ≥ 0.5 × floor with decision logging on (LOG_LEVEL=info, stdout to /dev/null);
+// p99 ≤ 5 ms. Informational: the same pdp with LOG_LEVEL=warn (no decision lines), to price the log.
+// `--profile` adds a CPU profile (node --cpu-prof) of a pdp under the same load and prints its top
+// self-time functions and modules.
+import { mkdtempSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import * as lib from './lib.mjs';
+
+export const name = 'http';
+export const title = 'HTTP — POST /event, one pdp with 1,000 deployed policies, 50 keep-alive connections';
+
+const POLICIES = 1000;
+
+export async function run(options = {}) {
+  const quick = Boolean(options.quick);
+  const seconds = quick ? 3 : 10;
+  const rounds = quick ? 2 : 3;
+  const warmSeconds = quick ? 1 : 3;
+  const connections = 50;
+  const notes = [];
+
+  const core = await lib.startCore({ label: 'http' });
+  const floorProc = { stop: async () => undefined };
+  try {
+    lib.log(`adding and deploying ${POLICIES} policies (one action each) through pap`);
+    const loaded = await lib.loadPolicies(core, { count: POLICIES, concurrency: 8 });
+    lib.log(`loaded in ${lib.fmt(loaded.seconds)} s`);
+
+    const pdp = await core.startPdp({ label: 'pdp-http-info' });
+    const pdpQuiet = await core.startPdp({ label: 'pdp-http-warn' }, { LOG_LEVEL: 'warn' });
+    const floorPort = await lib.testKit().freePort();
+    Object.assign(floorProc, lib.spawnNode(path.join(lib.BENCH_DIR, 'floor-server.mjs'), { args: [String(floorPort)], label: 'floor' }));
+    const stopFloor = lib.onCleanup(() => floorProc.stop());
+    const floorUrl = `http://127.0.0.1:${floorPort}`;
+    await lib.waitUntil(async () => (await lib.request('GET', floorUrl, { keepAlive: false })).status === 200, { what: 'the floor server' });
+
+    // The event matches exactly one of the 1,000 policies (p0 on action a0), which modifies it.
+    const action = 'a0';
+    const body = lib.eventJson(action);
+    const sanity = await lib.decide(core, pdp, action);
+    if (sanity.status !== 200 || sanity.allowed !== true || sanity.body.modifiers?.length !== 1 || sanity.revision !== loaded.lastRevision) {
+      throw new Error(`unexpected decision before the load: ${sanity.status} revision ${sanity.revision} ${JSON.stringify(sanity.body)}`);
+    }
+    const status = (await lib.request('GET', `${pdp.url}/status`)).json();
+    if (status.policies !== POLICIES) throw new Error(`the pdp holds ${status.policies} policies, expected ${POLICIES}`);
+
+    const headers = { Authorization: `Bearer ${core.token}`, 'Content-Type': 'application/json' };
+    const variants = [
+      { key: 'floor', label: 'bare node:http (floor)', url: `${floorUrl}/event`, pid: floorProc.pid },
+      { key: 'pdp', label: 'pdp, decision log on (info)', url: `${pdp.url}/event`, pid: pdp.pid },
+      { key: 'pdpQuiet', label: 'pdp, LOG_LEVEL=warn', url: `${pdpQuiet.url}/event`, pid: pdpQuiet.pid },
+    ];
+    // Each run also measures the server's CPU time per request (/proc/<pid>/stat, all threads and the
+    // main thread): less noisy than req/s on a shared machine, and it sees work off the main thread.
+    const load = async (variant, duration) => {
+      const before = lib.cpuMs(variant.pid);
+      const result = await lib.runLoad(
+        { url: variant.url, method: 'POST', headers, body, connections, duration, title: variant.key },
+        { label: `load-${variant.key}` },
+      );
+      const after = lib.cpuMs(variant.pid);
+      result.cpuUsPerRequest = ((after.total - before.total) * 1000) / Math.max(1, result.total);
+      result.mainUsPerRequest = ((after.main - before.main) * 1000) / Math.max(1, result.total);
+      return result;
+    };
+
+    lib.log(`warm-up ${warmSeconds} s each`);
+    for (const variant of variants) await load(variant, warmSeconds);
+    const results = Object.fromEntries(variants.map((v) => [v.key, []]));
+    for (let round = 0; round < rounds; round++) {
+      // Rotate the order each round so that no variant always runs first or last.
+      for (let k = 0; k < variants.length; k++) {
+        const variant = variants[(k + round) % variants.length];
+        const result = await load(variant, seconds);
+        results[variant.key].push(result);
+        lib.log(`round ${round + 1}/${rounds} ${variant.key}: ${lib.fmt(result.requestsPerSecond)} req/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms`);
+      }
+    }
+    const rssAfterLoad = lib.rssMb(pdp.pid);
+
+    const summary = {};
+    for (const variant of variants) {
+      const runs = results[variant.key];
+      summary[variant.key] = {
+        rps: lib.median(runs.map((r) => r.requestsPerSecond)),
+        p50: lib.median(runs.map((r) => r.latency.p50)),
+        p99: lib.median(runs.map((r) => r.latency.p99)),
+        max: Math.max(...runs.map((r) => r.latency.max)),
+        cpuUs: lib.median(runs.map((r) => r.cpuUsPerRequest)),
+        mainUs: lib.median(runs.map((r) => r.mainUsPerRequest)),
+        problems: runs.reduce((sum, r) => sum + r.errors + r.timeouts + r.non2xx, 0),
+        total: runs.reduce((sum, r) => sum + r.total, 0),
+        all: runs.map((r) => Math.round(r.requestsPerSecond)),
+      };
+    }
+    const floor = summary.floor.rps;
+
+    // Latency with less queueing: 50 connections flat out queue by Little's law (mean latency ≈
+    // 50 / throughput), so also one run with 10 connections. (autocannon's rate limit is no help here:
+    // it sends each connection's quota at the start of every second and its coordinated-omission
+    // correction assumes a 1 ms interval.)
+    const light = await lib.runLoad(
+      { url: `${pdp.url}/event`, method: 'POST', headers, body, connections: 10, duration: seconds, title: 'light' },
+      { label: 'load-light' },
+    );
+    lib.log(`pdp with 10 connections: ${lib.fmt(light.requestsPerSecond)} req/s, p50 ${light.latency.p50} ms, p99 ${light.latency.p99} ms`);
+
+    const rows = variants.map((variant) => {
+      const s = summary[variant.key];
+      return [
+        variant.label,
+        lib.fmt(s.rps),
+        lib.fmt(s.rps / floor, 2),
+        lib.fmt(s.p50),
+        lib.fmt(s.p99),
+        lib.fmt(s.max),
+        lib.fmt(s.cpuUs, 1),
+        lib.fmt(s.cpuUs - s.mainUs, 1),
+        String(s.problems),
+        s.all.join(' / '),
+      ];
+    });
+
+    rows.push([
+      'pdp, log on, 10 connections',
+      lib.fmt(light.requestsPerSecond),
+      lib.fmt(light.requestsPerSecond / floor, 2),
+      lib.fmt(light.latency.p50),
+      lib.fmt(light.latency.p99),
+      lib.fmt(light.latency.max),
+      '–',
+      '–',
+      String(light.errors + light.timeouts + light.non2xx),
+      '1 run',
+    ]);
+    const tables = [
+      {
+        caption:
+          `${rounds} rounds × ${seconds} s per server, order rotated; medians of the rounds. Latency in ms (autocannon, whole-ms resolution). ` +
+          'CPU µs/req: server process CPU (all threads) per answered request; off-main: the part outside the main thread (GC helpers, libuv pool).',
+        header: ['server', 'req/s', '× floor', 'p50', 'p99', 'max', 'CPU µs/req', 'off-main µs/req', 'errors', 'req/s per round'],
+        rows,
+      },
+    ];
+    notes.push(
+      `pdp RSS: ${lib.fmt(pdp.rssAtReadyMb, 0)} MB at ready, ${lib.fmt(rssAfterLoad, 0)} MB after ${lib.fmt(summary.pdp.total)} decisions.`,
+      `The decision log costs ${lib.fmt((1 - summary.pdp.rps / summary.pdpQuiet.rps) * 100, 0)} % of throughput and ` +
+        `${lib.fmt(summary.pdp.cpuUs - summary.pdpQuiet.cpuUs, 1)} µs CPU per decision (info vs warn, same run).`,
+      'Load generator, floor and pdp share the same 2 cores: the floor is what node:http reaches on this machine with autocannon beside it, not a hardware limit.',
+      `With 50 connections flat out, mean latency ≈ 50 / throughput (Little's law): ${lib.fmt(50000 / summary.pdp.rps, 1)} ms at ${lib.fmt(summary.pdp.rps)} req/s, so p99 ≤ 5 ms at 50 connections needs roughly ≥ 15k req/s here.`,
+    );
+
+    if (options.profile) {
+      const profile = await profilePdp(core, { headers, body, connections, seconds });
+      tables.push(...profile.tables);
+      notes.push(profile.note);
+    }
+
+    await stopFloor();
+    return {
+      name,
+      title,
+      tables,
+      targets: [
+        lib.target('throughput ratio, log on', `${lib.fmt(summary.pdp.rps / floor, 2)} × floor`, '≥ 0.5', summary.pdp.rps / floor >= 0.5),
+        lib.target('p99 latency, log on, 50 connections flat out', `${lib.fmt(summary.pdp.p99)} ms`, '≤ 5 ms', summary.pdp.p99 <= 5),
+        lib.target('p99 latency, log on, 10 connections', `${lib.fmt(light.latency.p99)} ms`, 'info', undefined),
+        lib.target(
+          'errors under load',
+          String(summary.pdp.problems + summary.pdpQuiet.problems + light.errors + light.timeouts + light.non2xx),
+          '0',
+          summary.pdp.problems + summary.pdpQuiet.problems + light.errors + light.timeouts + light.non2xx === 0,
+        ),
+      ],
+      notes,
+      figures: { ...summary, light: { rps: light.requestsPerSecond, p50: light.latency.p50, p99: light.latency.p99 } },
+    };
+  } finally {
+    await floorProc.stop();
+    await core.stop();
+  }
+}
+
+/** A pdp started with --cpu-prof, the same load for `seconds`, a graceful stop, and a summary. */
+async function profilePdp(core, { headers, body, connections, seconds }) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'custos-pdp-prof-'));
+  lib.log(`profiling a pdp under load (${seconds} s) into ${dir}`);
+  const pdp = await core.startPdp({ label: 'pdp-http-prof', nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
+  const fromUs = lib.hrtimeUs();
+  const result = await lib.runLoad({ url: `${pdp.url}/event`, method: 'POST', headers, body, connections, duration: seconds, title: 'profile' });
+  const toUs = lib.hrtimeUs();
+  await core.stopPdp(pdp);
+  const file = readdirSync(dir).find((f) => f.endsWith('.cpuprofile'));
+  if (!file) return { tables: [], note: `no CPU profile was written in ${dir}` };
+  // Only the samples taken while the load ran: start-up (snapshot compile) is the scale benchmark's.
+  const summary = lib.summariseCpuProfile(path.join(dir, file), { fromUs, toUs });
+  if (summary.totalMs < 0.2 * (toUs - fromUs) / 1000) {
+    return { tables: [], note: `the CPU profile in ${dir} holds too few samples in the load window (${lib.fmt(summary.totalMs)} ms); clocks differ?` };
+  }
+  return {
+    tables: [
+      {
+        caption: `CPU profile of the pdp under the same load (${lib.fmt(result.requestsPerSecond)} req/s while profiled): top self time by function`,
+        header: ['self ms', 'self %', 'function', 'where'],
+        rows: summary.functions.slice(0, 20),
+      },
+      { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 15) },
+    ],
+    note: `CPU profile: ${path.join(dir, file)} (open in Chrome DevTools → Performance, or speedscope).`,
+  };
+}
+
+await lib.runStandalone(import.meta.url, run);
