@@ -85,14 +85,21 @@ export async function startService(
   };
   if (waitReady) {
     try {
-      await waitFor(
-        async () => {
-          if (child.exitCode !== null) throw new Error(`${name} exited with ${child.exitCode}`);
-          const response = await fetch(`${url}/health/ready`);
-          return response.status === 200;
-        },
-        { timeoutMs: readyTimeoutMs, what: `${name} to be ready` },
-      );
+      // A process that exits while starting fails at once rather than at the deadline.
+      const exitedEarly = exited.then((code) => {
+        throw new Error(`${name} exited with ${code} while starting`);
+      });
+      await Promise.race([
+        exitedEarly,
+        waitFor(
+          async () => {
+            const response = await fetch(`${url}/health/ready`);
+            return response.status === 200;
+          },
+          { timeoutMs: readyTimeoutMs, what: `${name} to be ready` },
+        ),
+      ]);
+      exitedEarly.catch(() => undefined);
     } catch (error) {
       await service.kill();
       throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${output.slice(-4000)}`);

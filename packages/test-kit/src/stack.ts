@@ -44,8 +44,13 @@ export async function startStack({ natsUrl, replicas, admin = { id: ADMIN_ID, se
     started.push(auth);
     const pap = await startService('pap-service', env);
     started.push(pap);
-    const pdps = await Promise.all(Array.from({ length: replicas }, () => startService('pdp-service', env)));
+    // Every replica settles before a failure is reported, so none is left running behind it.
+    const settled = await Promise.allSettled(Array.from({ length: replicas }, () => startService('pdp-service', env)));
+    const pdps: RunningService[] = [];
+    for (const outcome of settled) if (outcome.status === 'fulfilled') pdps.push(outcome.value);
     started.push(...pdps);
+    const failure = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+    if (failure) throw failure.reason;
     const stack: Stack = {
       database,
       natsPrefix,

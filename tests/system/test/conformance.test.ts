@@ -85,9 +85,19 @@ function loadCases(): ConformanceCase[] {
     .flatMap((file) => JSON.parse(readFileSync(path.join(CASES_DIR, file), 'utf8')) as ConformanceCase[]);
 }
 
+/** A zone the pdp can be configured with; cases with a bogus zone test the engine, not the configuration. */
+const validZone = (zone: string | undefined) => {
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: zone ?? 'UTC' });
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 const allCases = loadCases();
 const refusedCases = allCases.filter((c) => c.refused !== undefined);
-const decidedCases = allCases.filter((c) => c.refused === undefined && !needsOutsideState(c));
+const decidedCases = allCases.filter((c) => c.refused === undefined && validZone(c.timeZone) && !needsOutsideState(c));
 const configOf = (c: ConformanceCase) => `${c.defaultDecision ?? 'allow'}|${c.timeZone ?? 'UTC'}`;
 
 describe('conformance cases through the HTTP API', () => {

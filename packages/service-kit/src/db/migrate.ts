@@ -10,11 +10,29 @@ export interface MigrateOptions {
   logger: Logger;
 }
 
+const LOCK_WAIT_MS = 60_000;
+
 /**
  * Applies pending migrations of one schema. node-pg-migrate holds an advisory lock while it
- * runs, so replicas that start together apply each migration once.
+ * runs and fails at once when another process holds it, so replicas that start together wait
+ * their turn here; the later ones then find nothing left to apply.
  */
 export async function migrate(options: MigrateOptions): Promise<void> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    try {
+      await runOnce(options);
+      return;
+    } catch (error) {
+      const busy = error instanceof Error && /another migration is already running/i.test(error.message);
+      if (!busy || Date.now() > deadline) throw error;
+      options.logger.info({ schema: options.schema }, 'another process is migrating; waiting');
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
+  }
+}
+
+async function runOnce(options: MigrateOptions): Promise<void> {
   await runner({
     databaseUrl: options.databaseUrl,
     dir: options.dir,
