@@ -18,6 +18,11 @@ export interface AuthConfig extends CommonConfig {
    * comma-separated list of addresses, subnets and the names `loopback`, `linklocal`, `uniquelocal`.
    */
   trustProxy: string | number | boolean;
+  /**
+   * Failed token requests allowed per client id and per source address within one window, then
+   * 429 until the window ends (`AUTH_FAILURE_LIMIT`, default 10; `AUTH_FAILURE_WINDOW_SECONDS`, default 60).
+   */
+  rateLimit: { limit: number; windowMs: number };
 }
 
 export function readAuthConfig(env: Env): AuthConfig {
@@ -35,6 +40,10 @@ export function readAuthConfig(env: Env): AuthConfig {
     port: readInteger(env, 'AUTH_PORT', 8082, 0, 65535),
     bootstrap: clientId !== undefined && clientSecret !== undefined ? { clientId, clientSecret } : undefined,
     trustProxy: readTrustProxy(readOptional(env, 'AUTH_TRUST_PROXY')),
+    rateLimit: {
+      limit: readInteger(env, 'AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
+      windowMs: readInteger(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400) * 1000,
+    },
   };
 }
 

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
     await migrate({ databaseUrl: config.databaseUrl, schema: 'auth', dir: path.join(__dirname, '..', 'migrations'), logger });
     const pool = createPool(config.databaseUrl, logger);
     const metrics = createMetrics(SERVICE_NAME);
-    const app = await createApp({ pool, logger, metrics, config });
+    const app = await createApp({ pool, logger, metrics, config, rateLimit: config.rateLimit });
     const server = createServer(app);
     await listen(server, config.port);
     logger.info({ port: config.port }, 'auth-service listening');

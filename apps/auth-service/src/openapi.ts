@@ -116,7 +116,7 @@ export const openapi = {
       get: {
         tags: ['oauth'],
         summary: 'the keys that verify access tokens (RFC 7517)',
-        description: `Every key that is active or still retiring, with \`kid\`, \`alg\` and \`use: "sig"\`. Cacheable for ${JWKS_MAX_AGE_SECONDS} s; verifiers refetch when they meet an unknown \`kid\`.`,
+        description: `Every key that signs, is about to sign (published ahead of a rotation) or still retiring (until every token it signed has expired), with \`kid\`, \`alg\` and \`use: "sig"\`. Cacheable for ${JWKS_MAX_AGE_SECONDS} s; verifiers refetch when they meet an unknown \`kid\`. Keys are rotated with \`npm run clients -- rotate-key\`.`,
         security: [],
         responses: {
           200: json('the key set', { $ref: '#/components/schemas/Jwks' }, {
@@ -167,7 +167,7 @@ export const openapi = {
       },
       delete: {
         tags: ['clients'],
-        summary: 'remove a client; its tokens stop working when they expire',
+        summary: 'remove a client; it gets no new tokens at once, and the tokens it holds stop working when they expire (at most the token lifetime)',
         responses: { 200: json('`true` when it existed and is gone, else `false`', { type: 'boolean' }), ...adminErrors },
       },
     },

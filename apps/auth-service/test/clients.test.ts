@@ -277,6 +277,18 @@ describe('/clients — bad input: a clear problem, nothing stored', () => {
     expectProblem(await request(app).post('/clients').set(auth(adminToken)).send(Buffer.from(body)), 415, 'unsupported_media_type');
   });
 
+  it('text PostgreSQL cannot store (U+0000, lone surrogates) is a 400, not a database error', async () => {
+    for (const description of ['a\\u0000b', 'x\\ud800y']) {
+      const response = await request(app)
+        .post('/clients')
+        .set(auth(adminToken))
+        .set('Content-Type', 'application/json')
+        .send(`{"solutions":["acme"],"scopes":["event:decide"],"description":"${description}"}`);
+      expectProblem(response, 400, 'invalid_request');
+      expect(paths(response)).toEqual([expect.stringMatching(/^description: must not contain/)]);
+    }
+  });
+
   it('413 for an oversized body', async () => {
     const response = await create({ solutions: ['acme'], scopes: ['event:decide'], description: 'x'.repeat(20 * 1024) });
     expectProblem(response, 413, 'payload_too_large');
@@ -292,6 +304,11 @@ describe('/clients — bad input: a clear problem, nothing stored', () => {
     expectProblem(await request(app).post('/clients/c_unknown/secret').set(auth(adminToken)), 404, 'not_found');
     expectProblem(await request(app).get('/clients/a%2Fb').set(auth(adminToken)), 404, 'not_found');
     expectProblem(await request(app).get('/clients/x/y/z').set(auth(adminToken)), 404, 'not_found');
+    for (const id of ['root%00', 'root%0D%0A', '%E2%80%AEtoor', 'x'.repeat(300)]) {
+      expectProblem(await request(app).get(`/clients/${id}`).set(auth(adminToken)), 404, 'not_found');
+      expectProblem(await request(app).post(`/clients/${id}/secret`).set(auth(adminToken)), 404, 'not_found');
+      expect((await request(app).delete(`/clients/${id}`).set(auth(adminToken))).body).toBe(false);
+    }
     expect((await request(app).delete('/clients/c_unknown').set(auth(adminToken))).body).toBe(false);
   });
 

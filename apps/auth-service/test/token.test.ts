@@ -357,3 +357,14 @@ describe('scopes the token endpoint knows', () => {
     expect(ALL_SCOPES).toEqual(['event:decide', 'policy:read', 'policy:write', 'component:read', 'component:write', 'client:admin']);
   });
 });
+
+describe('POST /oauth/token — hostile client ids', () => {
+  it('a NUL, control characters or an overlong id are an unknown client (401), not a database error', async () => {
+    for (const clientId of ['acme-client\u0000', 'a\u0000b', 'acme\r\nclient', 'x'.repeat(5000), 'аcme-client']) {
+      const response = await post(form({ ...GRANT, client_id: clientId, client_secret: acme.secret }));
+      expectOAuthError(response, 401, 'invalid_client');
+      const basic = await post(form(GRANT), { Authorization: basicAuthorization(clientId, acme.secret) });
+      expectOAuthError(basic, 401, 'invalid_client');
+    }
+  });
+});

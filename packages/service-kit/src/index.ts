@@ -16,3 +16,4 @@ export * from './observability/metrics';
 export * from './db/database';
 export * from './db/migrate';
 export * from './http/json-syntax';
+export * from './http/storable';

@@ -1,10 +1,39 @@
 import type { Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { ERROR_CODES, PROBLEM_CONTENT_TYPE, problemType } from '@custos/contracts';
 import type { Logger } from './observability/logger';
 
 export type Closer = () => Promise<void> | void;
 
-/** Listens and resolves once the port is bound. */
+const CLIENT_ERRORS: Record<string, { status: number; title: string; detail: string }> = {
+  HPE_HEADER_OVERFLOW: { status: 431, title: 'Request Header Fields Too Large', detail: 'the request headers are too large' },
+  ERR_HTTP_REQUEST_TIMEOUT: { status: 408, title: 'Request Timeout', detail: 'the request took too long to arrive' },
+};
+const NOT_HTTP = { status: 400, title: 'Bad Request', detail: 'the request is not valid HTTP/1.1' };
+
+/**
+ * Requests node's parser refuses (CR or LF inside a header value, oversized headers, malformed
+ * request lines, request smuggling attempts) never reach the app; by default node answers them with
+ * a bare status line. This answers them as problem+json too, and closes the connection.
+ */
+export function answerClientErrors(server: Server): void {
+  server.on('clientError', (error: Error & { code?: string }, socket: Duplex) => {
+    if (error.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const { status, title, detail } = CLIENT_ERRORS[error.code ?? ''] ?? NOT_HTTP;
+    const body = JSON.stringify({ type: problemType(ERROR_CODES.invalidRequest), title, status, detail, code: ERROR_CODES.invalidRequest });
+    socket.end(
+      `HTTP/1.1 ${status} ${title}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+        `Connection: close\r\n\r\n${body}`,
+    );
+  });
+}
+
+/** Listens and resolves once the port is bound; requests node cannot parse are answered as problems. */
 export function listen(server: Server, port: number, host = '0.0.0.0'): Promise<void> {
+  if (server.listenerCount('clientError') === 0) answerClientErrors(server);
   return new Promise((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -32,6 +32,13 @@ describe('TokenVerifier', () => {
     expect(principal.mayAccess('other')).toBe(false);
   });
 
+  it('accepts concurrent first requests while the first key fetch is still running', async () => {
+    const fresh = new TokenVerifier({ jwksUrl: authority.jwksUrl, minRefetchIntervalMs: 60_000 });
+    const token = authority.mint({ sub: 'c2', solutions: ['acme'] });
+    const principals = await Promise.all(Array.from({ length: 5 }, () => fresh.authenticate(`Bearer ${token}`)));
+    expect(principals.map((p) => p.clientId)).toEqual(['c2', 'c2', 'c2', 'c2', 'c2']);
+  });
+
   it('treats `*` as every solution', async () => {
     const principal = await verifier.authenticate(`Bearer ${authority.mint({ solutions: ['*'] })}`);
     expect(principal.mayAccess('anything')).toBe(true);

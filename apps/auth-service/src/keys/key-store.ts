@@ -23,8 +23,10 @@ interface LoadedKey {
   kid: string;
   algorithm: string;
   publicKey: KeyObject;
+  privateKey: KeyObject;
   jwk: PublicJwk;
   createdAt: Date;
+  activatesAt: Date;
   retiresAt: Date | null;
 }
 
@@ -34,6 +36,7 @@ interface KeyRow {
   private_key: string;
   public_jwk: JsonWebKey;
   created_at: Date;
+  activates_at: Date;
   retires_at: Date | null;
 }
 
@@ -45,8 +48,8 @@ export interface KeyStoreOptions {
   maxAgeMs?: number;
 }
 
-/** Serialises key creation across every auth instance on the database (pg_advisory_xact_lock). */
-const KEY_LOCK = "hashtext('custos.auth.signing_keys')";
+/** Serialises key creation and rotation across every auth instance and the CLI (pg_advisory_xact_lock). */
+export const KEY_LOCK = "hashtext('custos.auth.signing_keys')";
 
 /** RFC 7638 thumbprint of an EC public key: a kid that names the key itself. */
 export function thumbprint(jwk: JsonWebKey): string {
@@ -54,7 +57,7 @@ export function thumbprint(jwk: JsonWebKey): string {
   return createHash('sha256').update(canonical).digest('base64url');
 }
 
-async function generateEs256(): Promise<{ kid: string; privatePem: string; jwk: JsonWebKey }> {
+export async function generateEs256(): Promise<{ kid: string; privatePem: string; jwk: JsonWebKey }> {
   const { publicKey, privateKey } = await generateKeyPairAsync('ec', { namedCurve: 'P-256' });
   const jwk = publicKey.export({ format: 'jwk' });
   return { kid: thumbprint(jwk), privatePem: privateKey.export({ format: 'pem', type: 'pkcs8' }).toString(), jwk };
@@ -62,13 +65,13 @@ async function generateEs256(): Promise<{ kid: string; privatePem: string; jwk: 
 
 /**
  * The signing keys of schema `auth`. Keys live in `auth.signing_keys` so they survive restarts and
- * are shared by every instance. The newest key without `retires_at` signs; every key whose
- * `retires_at` is unset or still ahead is published in the JWKS and accepted for verification
- * (rotation — issue 5 — adds a new key and sets `retires_at` of the old one to at least now + token lifetime).
+ * are shared by every instance. Every key whose `retires_at` is unset or still ahead is published in
+ * the JWKS and accepted for verification. Of those, the one activated last (`activates_at` passed)
+ * signs. Rotation (keys/rotation.ts) adds a key that activates later, so verifiers can learn it
+ * first, and retires the old one only after every token it may still sign has expired.
  */
 export class KeyStore implements KeySource {
   private published = new Map<string, LoadedKey>();
-  private signing: SigningKey | undefined;
   private loadedAt = 0;
   private reloading: Promise<void> | undefined;
   private readonly logger: Logger;
@@ -93,8 +96,9 @@ export class KeyStore implements KeySource {
   }
 
   /**
-   * Creates a signing key when no active one exists. Instances that start together take turns
-   * under an advisory lock, so exactly one key is created.
+   * Creates a signing key when no key that is not retiring exists (first start, or every key was
+   * retired by hand). Instances that start together take turns under an advisory lock, so exactly
+   * one key is created. A key that is still waiting to activate counts: the retiring one signs until then.
    */
   async ensureActiveKey(): Promise<string> {
     const client = await this.pool.connect();
@@ -135,40 +139,79 @@ export class KeyStore implements KeySource {
 
   private async load(): Promise<void> {
     const result = await this.pool.query<KeyRow>(
-      `SELECT kid, algorithm, private_key, public_jwk, created_at, retires_at
+      `SELECT kid, algorithm, private_key, public_jwk, created_at, activates_at, retires_at
          FROM auth.signing_keys
         WHERE algorithm = $1 AND (retires_at IS NULL OR retires_at > now())
-        ORDER BY created_at DESC, kid`,
+        ORDER BY activates_at DESC, created_at DESC, kid`,
       [TOKEN_ALGORITHM],
     );
     const published = new Map<string, LoadedKey>();
-    let signing: SigningKey | undefined;
     for (const row of result.rows) {
       const publicKey = createPublicKey({ key: row.public_jwk, format: 'jwk' });
       const jwk: PublicJwk = { ...(publicKey.export({ format: 'jwk' }) as JsonWebKey), kid: row.kid, alg: row.algorithm, use: 'sig' };
-      published.set(row.kid, { kid: row.kid, algorithm: row.algorithm, publicKey, jwk, createdAt: row.created_at, retiresAt: row.retires_at });
-      if (!signing && row.retires_at === null) {
-        signing = { kid: row.kid, algorithm: row.algorithm, privateKey: createPrivateKey({ key: row.private_key, format: 'pem' }) };
-      }
+      published.set(row.kid, {
+        kid: row.kid,
+        algorithm: row.algorithm,
+        publicKey,
+        privateKey: createPrivateKey({ key: row.private_key, format: 'pem' }),
+        jwk,
+        createdAt: row.created_at,
+        activatesAt: row.activates_at,
+        retiresAt: row.retires_at,
+      });
     }
-    this.published = published;
-    // Keep signing with the key we have rather than not at all if the active one vanished meanwhile.
-    if (signing) this.signing = signing;
+    // Keep the keys we have rather than none if every key vanished meanwhile (deleted by hand).
+    if (published.size > 0 || this.published.size === 0) this.published = published;
     this.loadedAt = Date.now();
   }
 
-  /** The key that signs new tokens; throws when none is loaded (readiness reports that first). */
-  signingKey(): SigningKey {
-    if (!this.signing) throw new Error('no signing key is loaded');
-    return this.signing;
+  /**
+   * The key that signs new tokens: of the published keys, the one activated last. Chosen at each
+   * call, so a key waiting to activate takes over at its time on every instance that has loaded it.
+   * Throws when none is usable (readiness reports that first).
+   */
+  signingKey(now: number = Date.now()): SigningKey {
+    let chosen: LoadedKey | undefined;
+    for (const key of this.published.values()) {
+      if (key.activatesAt.getTime() > now) continue;
+      if (key.retiresAt !== null && key.retiresAt.getTime() <= now) continue;
+      if (!chosen || key.activatesAt > chosen.activatesAt) chosen = key;
+    }
+    if (!chosen) throw new Error('no signing key is loaded');
+    return { kid: chosen.kid, algorithm: chosen.algorithm, privateKey: chosen.privateKey };
+  }
+
+  /**
+   * signingKey() after reloading the keys when the copy in memory is older than `maxAgeMs`, so a
+   * rotation made by another instance or the CLI reaches this one within that time. A failed
+   * reload signs with the keys in memory.
+   */
+  async currentSigningKey(): Promise<SigningKey> {
+    if (Date.now() - this.loadedAt >= this.maxAgeMs) {
+      try {
+        await this.reload();
+      } catch (error) {
+        this.logger.warn({ err: error }, 'reloading signing keys failed; signing with the keys in memory');
+      }
+    }
+    return this.signingKey();
   }
 
   hasSigningKey(): boolean {
-    return this.signing !== undefined;
+    try {
+      this.signingKey();
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   /** KeySource for TokenVerifier: the public key of `kid`, reloading once (rate-limited) when it is unknown. */
   async key(kid: string): Promise<KeyObject | undefined> {
+    if (Date.now() - this.loadedAt >= this.maxAgeMs) {
+      // A key retired by hand (or by another instance) stops verifying here within maxAgeMs.
+      await this.reload().catch((error: unknown) => this.logger.warn({ err: error }, 'reloading signing keys failed'));
+    }
     const known = this.published.get(kid);
     if (known && (known.retiresAt === null || known.retiresAt.getTime() > Date.now())) return known.publicKey;
     if (!known && Date.now() - this.loadedAt >= this.minReloadIntervalMs) {

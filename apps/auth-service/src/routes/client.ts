@@ -2,6 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import { principalOf, problems, type RouteHandlers } from '@custos/service-kit';
 import type { ClientRecord, ClientStore } from '../clients/client-store';
 import { idParam } from '../clients/admin-guard';
+import { isPossibleClientId } from '../clients/authenticate';
 import { mayManage, toView } from '../clients/view';
 
 export const CLIENT_PATH = '/clients/:id';
@@ -11,7 +12,8 @@ export const CLIENT_PATH = '/clients/:id';
  * exactly like a missing one, so its existence is never confirmed.
  */
 export async function manageableClient(clients: ClientStore, req: Request, res: Response): Promise<ClientRecord | undefined> {
-  const client = await clients.find(idParam(req));
+  const id = idParam(req);
+  const client = isPossibleClientId(id) ? await clients.find(id) : undefined;
   return client && mayManage(principalOf(res), client.solutions) ? client : undefined;
 }
 

@@ -131,7 +131,7 @@ export function tokenRoute(deps: TokenRouteDeps): RouteHandlers {
       }
       scopes = client.scopes.filter((scope) => requested.has(scope));
     }
-    const accessToken = signAccessToken(keys.signingKey(), {
+    const accessToken = signAccessToken(await keys.currentSigningKey(), {
       clientId: client.id,
       scopes,
       solutions: client.solutions,

@@ -4,6 +4,12 @@ export interface JwksClientOptions {
   url: string;
   /** Unknown kids trigger a refetch at most this often, so forged kids cannot flood the auth service. */
   minRefetchIntervalMs?: number;
+  /**
+   * Keys are trusted this long after the fetch that delivered them; then the next lookup refreshes
+   * the set in the background (default 5 minutes). A key the auth service withdrew (retire-key, after
+   * a compromise) stops verifying within this time instead of staying trusted for the life of the process.
+   */
+  maxAgeMs?: number;
   timeoutMs?: number;
   fetchImpl?: typeof fetch;
 }
@@ -12,13 +18,16 @@ export interface JwksClientOptions {
 export class JwksClient {
   private keys = new Map<string, KeyObject>();
   private lastFetch = 0;
+  private fetchedAt = 0;
   private inflight: Promise<void> | undefined;
   private readonly minInterval: number;
+  private readonly maxAgeMs: number;
   private readonly timeoutMs: number;
   private readonly fetchImpl: typeof fetch;
 
   constructor(private readonly options: JwksClientOptions) {
     this.minInterval = options.minRefetchIntervalMs ?? 5000;
+    this.maxAgeMs = options.maxAgeMs ?? 300_000;
     this.timeoutMs = options.timeoutMs ?? 2000;
     this.fetchImpl = options.fetchImpl ?? fetch;
   }
@@ -30,9 +39,19 @@ export class JwksClient {
 
   /** The key for `kid`, refetching once if it is unknown; undefined if the auth service does not publish it. */
   async key(kid: string): Promise<KeyObject | undefined> {
+    const now = Date.now();
     const known = this.keys.get(kid);
-    if (known) return known;
-    if (Date.now() - this.lastFetch >= this.minInterval) await this.refresh();
+    if (known) {
+      if (now - this.fetchedAt >= this.maxAgeMs && now - this.lastFetch >= this.minInterval) {
+        // Serve the key we have; the refreshed set applies from the next lookup on. A failed
+        // refresh keeps the old set (availability) and is tried again after minInterval.
+        this.refresh().catch(() => undefined);
+      }
+      return known;
+    }
+    if (now - this.lastFetch >= this.minInterval) await this.refresh();
+    // A fetch started by a concurrent lookup (e.g. the first requests after start) may bring the key: wait for it.
+    else if (this.inflight) await this.inflight;
     return this.keys.get(kid);
   }
 
@@ -58,5 +77,6 @@ export class JwksClient {
       }
     }
     this.keys = next;
+    this.fetchedAt = Date.now();
   }
 }

@@ -20,20 +20,30 @@ export interface TokenVerifierOptions {
   clockToleranceSeconds?: number;
   fetchImpl?: typeof fetch;
   minRefetchIntervalMs?: number;
+  /** How long a cached key set is trusted before it is refreshed (JwksClient maxAgeMs, default 5 min). */
+  jwksMaxAgeMs?: number;
+  /**
+   * How long a verified token is remembered before its signature is checked again (default 60 s).
+   * Without a bound, a token signed with a key that was since withdrawn (retire-key after a
+   * compromise) would stay accepted until its own `exp`, which a forger chooses.
+   */
+  cacheTtlMs?: number;
 }
 
 interface CachedPrincipal {
   principal: Principal;
   expiresAtMs: number;
   notBeforeMs: number;
+  /** When the cache entry lapses (the signature is checked again then), at most `exp`. */
+  recheckAtMs: number;
 }
 
 const CACHE_LIMIT = 10_000;
 
 /**
  * Verifies Custos access tokens locally against the auth service's JWKS.
- * A verified token is remembered until it expires: the check is a pure function of the
- * token text and the keys, and signature checks dominate the cost of a decision otherwise.
+ * A verified token is remembered for `cacheTtlMs` (and never past its expiry): signature checks
+ * dominate the cost of a decision otherwise, and the bound lets a withdrawn key take effect.
  */
 export class TokenVerifier {
   private readonly keys: KeySource;
@@ -41,6 +51,7 @@ export class TokenVerifier {
   private readonly issuer: string;
   private readonly audience: string;
   private readonly toleranceMs: number;
+  private readonly cacheTtlMs: number;
 
   constructor(options: TokenVerifierOptions) {
     if (!options.keys && !options.jwksUrl) throw new Error('TokenVerifier needs jwksUrl or keys');
@@ -48,7 +59,9 @@ export class TokenVerifier {
       url: options.jwksUrl!,
       ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
       ...(options.minRefetchIntervalMs !== undefined ? { minRefetchIntervalMs: options.minRefetchIntervalMs } : {}),
+      ...(options.jwksMaxAgeMs !== undefined ? { maxAgeMs: options.jwksMaxAgeMs } : {}),
     });
+    this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
     this.issuer = options.issuer ?? TOKEN_ISSUER;
     this.audience = options.audience ?? TOKEN_AUDIENCE;
     this.toleranceMs = (options.clockToleranceSeconds ?? 30) * 1000;
@@ -60,7 +73,7 @@ export class TokenVerifier {
     const now = Date.now();
     const hit = this.cache.get(token);
     if (hit) {
-      if (now < hit.expiresAtMs + this.toleranceMs && now + this.toleranceMs >= hit.notBeforeMs) return hit.principal;
+      if (now < hit.recheckAtMs && now < hit.expiresAtMs + this.toleranceMs && now + this.toleranceMs >= hit.notBeforeMs) return hit.principal;
       this.cache.delete(token);
     }
     const verified = await this.verify(token);
@@ -93,7 +106,13 @@ export class TokenVerifier {
     } catch (error) {
       throw invalidToken(describeJwtError(error));
     }
-    return { principal: toPrincipal(claims), expiresAtMs: (claims.exp ?? 0) * 1000, notBeforeMs: (claims.nbf ?? 0) * 1000 };
+    const expiresAtMs = (claims.exp ?? 0) * 1000;
+    return {
+      principal: toPrincipal(claims),
+      expiresAtMs,
+      notBeforeMs: (claims.nbf ?? 0) * 1000,
+      recheckAtMs: Math.min(Date.now() + this.cacheTtlMs, expiresAtMs + this.toleranceMs),
+    };
   }
 }
 

@@ -1,14 +1,22 @@
 import type { NextFunction, Request, Response } from 'express';
+import { ERROR_CODES } from '@custos/contracts';
 import { FORM_TYPES, JSON_TYPES, XML_TYPES, parseJson, readBody, requireMediaType } from './body';
+import { problems } from './problem';
+import { unstorableStrings } from './storable';
 
 /**
  * Body readers. Each checks the media type first (415), then the size (413), then the syntax
- * (400), so the client learns the first thing that is wrong.
+ * (400), so the client learns the first thing that is wrong. JSON bodies are stored by the routes
+ * that read them, so strings PostgreSQL cannot store (U+0000, lone surrogates) are a 400 here
+ * rather than a database error later.
  */
 export function jsonBody(limit: number) {
   return async (req: Request, _res: Response, next: NextFunction): Promise<void> => {
     requireMediaType(req, JSON_TYPES);
-    req.body = parseJson(await readBody(req, limit));
+    const body = parseJson(await readBody(req, limit));
+    const unstorable = unstorableStrings(body);
+    if (unstorable.length > 0) throw problems.badRequest(ERROR_CODES.invalidRequest, 'the body holds text that cannot be stored', unstorable);
+    req.body = body;
     next();
   };
 }

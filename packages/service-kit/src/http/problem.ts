@@ -17,6 +17,13 @@ const TITLES: Record<number, string> = {
 };
 
 /**
+ * Most located errors one answer lists. A pathological input (20,000 unknown attributes, 1,000
+ * repeated names) would otherwise get an answer larger than itself; the detail still says how many
+ * problems there are, and the last entry says how many are not listed.
+ */
+export const MAX_LISTED_ERRORS = 100;
+
+/**
  * A client-facing failure. Thrown (or passed to `next`) by handlers and turned into
  * application/problem+json by the error handler; anything else that is thrown is a bug (500).
  */
@@ -39,7 +46,15 @@ export class HttpProblem extends Error {
       detail: this.detail,
       code: this.code,
     };
-    if (this.errors && this.errors.length > 0) body.errors = this.errors;
+    if (this.errors && this.errors.length > 0) {
+      body.errors =
+        this.errors.length <= MAX_LISTED_ERRORS
+          ? this.errors
+          : [
+              ...this.errors.slice(0, MAX_LISTED_ERRORS),
+              { message: `and ${this.errors.length - MAX_LISTED_ERRORS} more problems, not listed` },
+            ];
+    }
     return body;
   }
 }

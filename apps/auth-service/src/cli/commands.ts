@@ -1,0 +1,213 @@
+import { parseArgs } from 'node:util';
+import type { Pool } from 'pg';
+import { ALL_SCOPES } from '@custos/contracts';
+import { HttpProblem } from '@custos/service-kit';
+import { isPossibleClientId } from '../clients/authenticate';
+import { ClientStore } from '../clients/client-store';
+import { toView } from '../clients/view';
+import { generateSecret, hashSecret } from '../hashing/secrets';
+import { DEFAULT_ACTIVATION_DELAY_SECONDS, listKeys, retireSigningKey, rotateSigningKey, type KeyInfo } from '../keys/rotation';
+import { registerClient, validateNewClient } from '../routes/clients';
+
+/** Where a command writes: stdout for results (secrets included), stderr for notes and errors. */
+export interface CliOutput {
+  out(line: string): void;
+  err(line: string): void;
+}
+
+/** Exit codes: 0 done, 1 refused (unknown id, invalid client...), 2 the command line is wrong. */
+export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
+
+export class UsageError extends Error {}
+
+export const USAGE = `usage: npm run clients -- <command> [options]
+
+commands:
+  create --solutions <s1,s2|*> --scopes <scope1,scope2> [--description <text>]
+                          register a client; prints its id and secret (the secret is shown this once)
+  list                    every client (never a secret)
+  delete <client-id>      remove a client; tokens it already holds expire within their lifetime (1 h)
+  rotate-secret <client-id>
+                          a new secret replaces the old one at once; prints it this once
+  rotate-key [--activate-in <seconds>]
+                          new signing key: published now, signs after the delay (default ${DEFAULT_ACTIVATION_DELAY_SECONDS} s);
+                          the old key stays published until every token it signed has expired
+  keys                    the signing keys and their states
+  retire-key <kid>        withdraw a key now (compromise); refused for the last key that signs
+
+options:
+  --json                  machine-readable output
+  --help                  this text
+
+scopes: ${ALL_SCOPES.join(', ')}
+The database is DATABASE_URL (default postgres://postgres@127.0.0.1:5432/custos), created and migrated if needed.`;
+
+const list = (text: string | undefined): string[] =>
+  (text ?? '')
+    .split(/[\s,]+/)
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
+
+const iso = (date: Date | null) => (date === null ? '-' : date.toISOString());
+
+function keyLine(key: KeyInfo): string {
+  return `${key.kid}  ${key.state.padEnd(8)}  activates ${iso(key.activatesAt)}  retires ${iso(key.retiresAt)}`;
+}
+
+const keyJson = (key: KeyInfo) => ({
+  kid: key.kid,
+  algorithm: key.algorithm,
+  state: key.state,
+  created_at: key.createdAt.toISOString(),
+  activates_at: key.activatesAt.toISOString(),
+  retires_at: key.retiresAt?.toISOString() ?? null,
+});
+
+function describeProblem(problem: HttpProblem, output: CliOutput): void {
+  output.err(`error: ${problem.detail}`);
+  for (const error of problem.errors ?? []) output.err(`  ${error.path ? `${error.path}: ` : ''}${error.message}`);
+}
+
+/** Runs one command against the database behind `pool`; returns the exit code. */
+export async function runCommand(pool: Pool, argv: readonly string[], output: CliOutput): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: [...argv],
+    allowPositionals: true,
+    strict: true,
+    options: {
+      solutions: { type: 'string', multiple: true },
+      scopes: { type: 'string', multiple: true },
+      description: { type: 'string' },
+      'activate-in': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined || command === 'help') {
+    output.out(USAGE);
+    return command === undefined && !values.help ? EXIT.usage : EXIT.ok;
+  }
+  const json = values.json === true;
+  const expectArguments = (count: number, what: string) => {
+    if (rest.length !== count) throw new UsageError(`\`${command}\` takes ${what}`);
+  };
+  const clients = new ClientStore(pool);
+
+  switch (command) {
+    case 'create': {
+      expectArguments(0, 'options only');
+      const body: Record<string, unknown> = {
+        solutions: (values.solutions ?? []).flatMap(list),
+        scopes: (values.scopes ?? []).flatMap(list),
+      };
+      if (values.description !== undefined) body.description = values.description;
+      let valid;
+      try {
+        valid = validateNewClient(body);
+      } catch (error) {
+        if (!(error instanceof HttpProblem)) throw error;
+        describeProblem(error, output);
+        return EXIT.refused;
+      }
+      const { client, secret } = await registerClient(clients, valid);
+      if (json) {
+        output.out(JSON.stringify({ ...toView(client), client_secret: secret }));
+      } else {
+        output.out(`client_id:     ${client.id}`);
+        output.out(`client_secret: ${secret}`);
+        output.out(`solutions:     ${client.solutions.join(' ')}`);
+        output.out(`scopes:        ${client.scopes.join(' ')}`);
+        output.err('the secret is shown only now and stored only as a hash: keep it somewhere safe');
+      }
+      return EXIT.ok;
+    }
+    case 'list': {
+      expectArguments(0, 'no arguments');
+      const all = (await clients.list()).map(toView);
+      if (json) output.out(JSON.stringify(all));
+      else if (all.length === 0) output.err('no clients');
+      else {
+        for (const client of all) {
+          const description = client.description === '' ? '' : `  ${JSON.stringify(client.description)}`;
+          output.out(`${client.client_id}  solutions=${client.solutions.join(',')}  scopes=${client.scopes.join(',')}  created=${client.created_at}${description}`);
+        }
+      }
+      return EXIT.ok;
+    }
+    case 'delete': {
+      expectArguments(1, 'one client id');
+      const id = rest[0]!;
+      const deleted = isPossibleClientId(id) && (await clients.delete(id));
+      if (json) output.out(JSON.stringify(deleted));
+      if (!deleted) {
+        output.err(`no client \`${id.slice(0, 128)}\``);
+        return EXIT.refused;
+      }
+      if (!json) {
+        output.out(`deleted ${id}`);
+        output.err('tokens it already holds stay valid until they expire (at most 1 h); it cannot get new ones');
+      }
+      return EXIT.ok;
+    }
+    case 'rotate-secret': {
+      expectArguments(1, 'one client id');
+      const id = rest[0]!;
+      const secret = generateSecret();
+      const rotated = isPossibleClientId(id) && (await clients.setSecretHash(id, await hashSecret(secret)));
+      if (!rotated) {
+        output.err(`no client \`${id.slice(0, 128)}\``);
+        return EXIT.refused;
+      }
+      if (json) output.out(JSON.stringify({ client_id: id, client_secret: secret }));
+      else {
+        output.out(`client_id:     ${id}`);
+        output.out(`client_secret: ${secret}`);
+        output.err('the old secret no longer works; tokens issued before stay valid until they expire');
+      }
+      return EXIT.ok;
+    }
+    case 'rotate-key': {
+      expectArguments(0, 'options only');
+      const raw = values['activate-in'];
+      const delay = raw === undefined ? DEFAULT_ACTIVATION_DELAY_SECONDS : /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
+      if (!Number.isInteger(delay) || delay > 604_800) throw new UsageError('--activate-in takes whole seconds, 0 to 604800');
+      const rotation = await rotateSigningKey(pool, delay);
+      if (json) {
+        output.out(JSON.stringify({ key: keyJson(rotation.key), retiring: rotation.retiring.map(keyJson), deleted: rotation.deleted }));
+      } else {
+        output.out(`new key:  ${keyLine(rotation.key)}`);
+        for (const key of rotation.retiring) output.out(`retiring: ${keyLine(key)}`);
+        if (delay < 30) {
+          output.err('note: with an activation delay under 30 s, a verifier that fetched the key set moments ago may refuse new tokens for a few seconds');
+        }
+      }
+      return EXIT.ok;
+    }
+    case 'keys': {
+      expectArguments(0, 'no arguments');
+      const keys = await listKeys(pool);
+      if (json) output.out(JSON.stringify(keys.map(keyJson)));
+      else if (keys.length === 0) output.err('no signing keys yet: auth-service creates one when it first starts');
+      else for (const key of keys) output.out(keyLine(key));
+      return EXIT.ok;
+    }
+    case 'retire-key': {
+      expectArguments(1, 'one key id');
+      const outcome = await retireSigningKey(pool, rest[0]!);
+      if ('refused' in outcome) {
+        output.err(
+          outcome.refused === 'unknown'
+            ? `no published key \`${rest[0]!.slice(0, 128)}\``
+            : 'refused: no other key signs yet; run `rotate-key --activate-in 0` first',
+        );
+        return EXIT.refused;
+      }
+      if (json) output.out(JSON.stringify(keyJson(outcome.retired)));
+      else output.out(`retired:  ${keyLine(outcome.retired)}`);
+      return EXIT.ok;
+    }
+    default:
+      throw new UsageError(`unknown command \`${command.slice(0, 64)}\``);
+  }
+}
