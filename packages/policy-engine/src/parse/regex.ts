@@ -7,7 +7,16 @@ import { readOk, readProblem, type ReadResult } from './read-result';
  * policy can stall the decision point (policy-language.md §1). Java-only constructs (back references, look-around,
  * possessive quantifiers) are refused here rather than misread.
  */
+/**
+ * Compiling is linear too, but a policy full of huge patterns would still make every load slow; real patterns are
+ * short.
+ */
+export const MAX_REGEX_LENGTH = 1000;
+
 export function readRegex(text: string): ReadResult<RE2JS> {
+  if (text.length > MAX_REGEX_LENGTH) {
+    return readProblem(`the regular expression is longer than ${MAX_REGEX_LENGTH} characters`);
+  }
   try {
     return readOk(RE2JS.compile(text));
   } catch (error) {

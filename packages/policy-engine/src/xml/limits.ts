@@ -4,6 +4,8 @@ export const XML_LIMITS = {
   maxDepth: 100,
   maxElements: 50_000,
   maxAttributeValueLength: 64 * 1024,
+  /** No element of the language has more than a handful; libxml2's duplicate check is quadratic in the count. */
+  maxAttributesPerElement: 64,
 } as const;
 
 /**

@@ -92,6 +92,15 @@ function scanMarkup(text: string, lines: LineIndex): PrescanOutcome {
     } else {
       const tag = scanStartTag(text, open);
       if (tag === null) return incomplete();
+      if (tag.attributes.length > XML_LIMITS.maxAttributesPerElement) {
+        return refuse(
+          diagnostic(
+            'too_many_attributes',
+            `element \`${excerpt(tag.qualifiedName)}\` has more than ${XML_LIMITS.maxAttributesPerElement} attributes`,
+            lines.locate(open),
+          ),
+        );
+      }
       const tooLong = tag.attributes.find((attribute) => attribute.valueLength > XML_LIMITS.maxAttributeValueLength);
       if (tooLong !== undefined) {
         return refuse(

@@ -33,6 +33,7 @@ const HOSTILE: Array<[string, () => string, string]> = [
   ['deep nesting', () => `${ROOT_OPEN}${'<and>'.repeat(100_000)}${'</and>'.repeat(100_000)}</policy>`, 'too_deep'],
   ['too many elements', () => policyXml(`<mechanism event="urn:action:acme:a">${'<execute action="urn:action:acme:x"/>'.repeat(60_000)}</mechanism>`), 'too_many_elements'],
   ['huge attribute', () => policyXml(`<mechanism event="urn:action:acme:${'a'.repeat(1024 * 1024)}"/>`), 'attribute_too_large'],
+  ['thousands of attributes on one element', () => policyXml(`<mechanism event="urn:action:acme:a" ${Array.from({ length: 20_000 }, (_, i) => `a${i}="x"`).join(' ')}/>`), 'too_many_attributes'],
   ['document over 5 MiB', () => policyXml(`<!--${'x'.repeat(6 * 1024 * 1024)}-->${VALID_BODY}`), 'document_too_large'],
 ];
 

@@ -72,6 +72,17 @@ describe('prescan', () => {
     expect(refusal(elements(XML_LIMITS.maxElements + 1)).code).toBe('too_many_elements');
   });
 
+  it('accepts the attribute count at the limit and refuses one more, naming the element', () => {
+    const element = (count: number) => `<a>\n <b ${Array.from({ length: count }, (_, i) => `x${i}='1'`).join(' ')}/></a>`;
+    expect(prescan(element(XML_LIMITS.maxAttributesPerElement)).ok).toBe(true);
+    expect(refusal(element(XML_LIMITS.maxAttributesPerElement + 1))).toMatchObject({
+      code: 'too_many_attributes',
+      message: 'element `b` has more than 64 attributes',
+      line: 2,
+      column: 2,
+    });
+  });
+
   it('accepts an attribute value at the limit and refuses a longer one, naming the attribute', () => {
     const attribute = (length: number) => `<a>\n <b big='${'x'.repeat(length)}'/></a>`;
     expect(prescan(attribute(XML_LIMITS.maxAttributeValueLength)).ok).toBe(true);
