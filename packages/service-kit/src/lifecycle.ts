@@ -65,7 +65,8 @@ export function installShutdown(server: Server, logger: Logger, closers: Closer[
         }
       }
       logger.info('stopped');
-      logger.flush?.();
+      // Log lines are written in batches: the last ones must reach stdout before the process exits.
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
     })();
     return stopping;
   };
