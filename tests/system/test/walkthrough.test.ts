@@ -19,7 +19,7 @@ describe('the README walk-through', () => {
 
   beforeAll(async () => {
     // The README starts Custos with these credentials.
-    stack = await startStack({ natsUrl: TEST_NATS_URL, replicas: 1, admin: { id: 'admin', secret: 'change-me-now' } });
+    stack = await startStack({ natsUrl: TEST_NATS_URL, replicas: 1, admin: { id: 'admin', secret: 'change-me-now-0123' } });
   }, 120_000);
 
   afterAll(() => stack?.stop(), 60_000);
