@@ -53,7 +53,7 @@ function runEngine(options) {
 function cedarNote() {
   for (const from of [lib.ROOT, path.join(lib.ROOT, 'packages', 'policy-engine')]) {
     try {
-      lib.require.resolve('@cedar-policy/cedar-wasm', { paths: [from] });
+      lib.require.resolve('@cedar-policy/cedar-wasm/nodejs', { paths: [from] });
       return undefined;
     } catch {
       // try the next place
