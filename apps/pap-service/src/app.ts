@@ -25,6 +25,14 @@ import { replacePolicyRoute } from './routes/policy-replace';
 import { revokePolicyRoute } from './routes/policy-revoke';
 import { showPolicy } from './routes/policy-show';
 import { policyStatusRoute } from './routes/policy-status';
+import { addTimer } from './routes/timer-add';
+import { deployTimerRoute } from './routes/timer-deploy';
+import { timerIds } from './routes/timer-ids';
+import { removeTimerRoute } from './routes/timer-remove';
+import { replaceTimerRoute } from './routes/timer-replace';
+import { revokeTimerRoute } from './routes/timer-revoke';
+import { showTimer } from './routes/timer-show';
+import { timerStatusRoute } from './routes/timer-status';
 import { readStats } from './store/stats';
 
 export const SERVICE_NAME = 'pap-service';
@@ -71,6 +79,16 @@ export function createApp(deps: AppDeps): Express {
   service.route('/ws/policy/:id/status', { get: policyStatusRoute(ctx) });
   service.route('/ws/policy-ids', { get: policyIds(ctx) });
   service.route('/ws/policy-ids/deployed', { get: deployedPolicyIds(ctx) });
+
+  // Timers mirror policies (api.md §4), with the policy scopes.
+  service.route('/ws/timer', { post: addTimer(ctx) });
+  service.route('/ws/timer/:id', { get: showTimer(ctx), put: replaceTimerRoute(ctx), delete: removeTimerRoute(ctx) });
+  service.route('/ws/timer/:id/deploy', { post: deployTimerRoute(ctx) });
+  const revokeTimer = revokeTimerRoute(ctx);
+  service.route('/ws/timer/:id/revoke', { get: revokeTimer, post: revokeTimer });
+  service.route('/ws/timer/:id/status', { get: timerStatusRoute(ctx) });
+  service.route('/ws/timer-ids', { get: timerIds(false)(ctx) });
+  service.route('/ws/timer-ids/deployed', { get: timerIds(true)(ctx) });
 
   return service.finish();
 }

@@ -34,6 +34,13 @@ const componentIdPath = {
   description: 'the component URN, e.g. `urn:component:acme:pip:hr`',
   schema: { type: 'string', pattern: '^urn:component:[a-z0-9._-]+:(pep|pip|pxp):[A-Za-z0-9._-]+$' },
 };
+const timerIdPath = {
+  name: 'id',
+  in: 'path',
+  required: true,
+  description: 'the whole timer URN, e.g. `urn:timer:acme:nightly`',
+  schema: { type: 'string', pattern: '^urn:timer:[a-z0-9._-]+:[A-Za-z0-9._-]+$' },
+};
 const badId = problem('`invalid_id`: the id in the URL is not a well-formed URN');
 const xmlBodyDoc = {
   required: true,
@@ -43,6 +50,20 @@ const xmlBodyDoc = {
     'text/xml': { schema: { type: 'string' } },
   },
 };
+const timerBodyDoc = {
+  required: true,
+  description:
+    'a timer document (policy-language.md §10, namespace `http://www.mydata-control.de/4.0/mydataLanguageTimer`): ' +
+    '`<timer id="urn:timer:<solution>:<name>" cron="<quartz cron, seconds first>" description?>` with `<event action>` ' +
+    'children holding constant `parameter:*`; a DOCTYPE is rejected',
+  content: {
+    'application/xml': { schema: { type: 'string' } },
+    'text/xml': { schema: { type: 'string' } },
+  },
+};
+const invalidTimer = problem(
+  '`invalid_policy`: the timer is malformed, its cron is not a quartz schedule cron-parser accepts, or an action is of another solution; `errors` lists every problem with line and column',
+);
 const invalidPolicy = problem(
   '`invalid_policy`: the XML is malformed or breaks a language or solution rule; `errors` lists every problem with line and column',
 );
@@ -100,6 +121,24 @@ export const openapi = {
         required: ['identifier'],
         properties: { identifier: { type: 'string', examples: ['urn:policy:acme:mask-names'] } },
       },
+      TimerId: {
+        type: 'object',
+        required: ['identifier'],
+        properties: { identifier: { type: 'string', examples: ['urn:timer:acme:nightly'] } },
+      },
+      Timer: {
+        type: 'object',
+        required: ['id', 'description', 'cron', 'deployed', 'xml', 'createdAt', 'updatedAt'],
+        properties: {
+          id: { $ref: '#/components/schemas/TimerId' },
+          description: { type: ['string', 'null'] },
+          cron: { type: 'string', description: 'quartz cron expression, seconds first, as written' },
+          deployed: { type: 'boolean' },
+          xml: { type: 'string' },
+          createdAt: { type: 'string', format: 'date-time' },
+          updatedAt: { type: 'string', format: 'date-time' },
+        },
+      },
       Policy: {
         type: 'object',
         required: ['id', 'name', 'description', 'deployed', 'xml', 'createdAt', 'updatedAt'],
@@ -139,7 +178,7 @@ export const openapi = {
         ...auth(SCOPES.componentWrite),
         requestBody: { required: true, content: json({ $ref: '#/components/schemas/Component' }) },
         responses: {
-          200: booleanAnswer('`true`'),
+          200: booleanAnswer('`true`; `Policy-Revision`: a new or changed PIP/PXP gets a new revision (it travels to the pdps), anything else the current one', true),
           400: problem('`malformed_json` or `invalid_component` with the path of every problem'),
           413: problem('body over 1 MiB'),
           415: problem('not `application/json`'),
@@ -162,7 +201,11 @@ export const openapi = {
       delete: {
         summary: 'unregister a component',
         ...auth(SCOPES.componentWrite),
-        responses: { 200: booleanAnswer('`true` when it was registered, else `false`'), 400: badId, ...common },
+        responses: {
+          200: booleanAnswer('`true` when it was registered, else `false`; removing a PIP/PXP gets a new revision (`Policy-Revision`)', true),
+          400: badId,
+          ...common,
+        },
       },
     },
     '/ws/policy': {
@@ -298,6 +341,104 @@ export const openapi = {
           200: { description: 'sorted ids', content: json({ type: 'array', items: { $ref: '#/components/schemas/PolicyId' } }) },
           ...common,
         },
+      },
+    },
+    '/ws/timer': {
+      post: {
+        summary: 'add a timer',
+        description: 'Validates the timer completely and stores it, not deployed. Scopes and solution rules are those of policies.',
+        ...auth(SCOPES.policyWrite),
+        requestBody: timerBodyDoc,
+        responses: {
+          201: { ...booleanAnswer('`true`'), headers: { Location: { description: '`/ws/timer/{id}`', schema: { type: 'string' } } } },
+          400: invalidTimer,
+          409: problem('a timer with this id exists'),
+          413: problem('body over 5 MiB'),
+          415: problem('not `application/xml` or `text/xml`'),
+          ...common,
+        },
+      },
+    },
+    '/ws/timer/{id}': {
+      parameters: [timerIdPath],
+      get: {
+        summary: 'show a timer',
+        description: 'The Timer as JSON; with `Accept: application/xml` (or `text/xml`) the XML as stored.',
+        ...auth(SCOPES.policyRead),
+        responses: {
+          200: {
+            description: 'the timer',
+            content: { ...json({ $ref: '#/components/schemas/Timer' }), 'application/xml': { schema: { type: 'string' } }, 'text/xml': { schema: { type: 'string' } } },
+          },
+          400: badId,
+          404: problem('no such timer'),
+          406: problem('`not_acceptable`: none of JSON or XML is acceptable'),
+          ...common,
+        },
+      },
+      put: {
+        summary: 'replace a timer',
+        description: 'Replaces an existing timer (same id in URL and XML); a deployed one is re-deployed atomically with a new revision.',
+        ...auth(SCOPES.policyWrite),
+        requestBody: timerBodyDoc,
+        responses: {
+          200: booleanAnswer('`true`; `Policy-Revision` when the timer is deployed', true),
+          400: problem('`invalid_id`, `invalid_policy`, or the ids of URL and XML differ'),
+          404: problem('no such timer'),
+          413: problem('body over 5 MiB'),
+          415: problem('not `application/xml` or `text/xml`'),
+          ...common,
+        },
+      },
+      delete: {
+        summary: 'remove a timer',
+        description: 'Removes the timer; a deployed one is revoked first, in the same transaction.',
+        ...auth(SCOPES.policyWrite),
+        responses: { 200: booleanAnswer('`true` when it existed and is gone, else `false`', true), 400: badId, ...common },
+      },
+    },
+    '/ws/timer/{id}/deploy': {
+      parameters: [timerIdPath],
+      post: {
+        summary: 'deploy a timer',
+        description: 'Every pdp replica schedules it; each tick fires once across all replicas.',
+        ...auth(SCOPES.policyWrite),
+        responses: { 200: booleanAnswer('`true` when deployed after the call (idempotent), `false` when no such timer', true), 400: badId, ...common },
+      },
+    },
+    '/ws/timer/{id}/revoke': {
+      parameters: [timerIdPath],
+      get: {
+        summary: 'revoke a timer',
+        ...auth(SCOPES.policyWrite),
+        responses: { 200: booleanAnswer('`true` when it was deployed and is not any more, else `false`', true), 400: badId, ...common },
+      },
+      post: {
+        summary: 'revoke a timer (POST form)',
+        ...auth(SCOPES.policyWrite),
+        responses: { 200: booleanAnswer('`true` when it was deployed and is not any more, else `false`', true), 400: badId, ...common },
+      },
+    },
+    '/ws/timer/{id}/status': {
+      parameters: [timerIdPath],
+      get: {
+        summary: 'timer deployment status',
+        ...auth(SCOPES.policyRead),
+        responses: { 200: booleanAnswer('`true` when deployed, else `false`'), 400: badId, ...common },
+      },
+    },
+    '/ws/timer-ids': {
+      get: {
+        summary: 'ids of all timers',
+        ...auth(SCOPES.policyRead),
+        responses: { 200: { description: 'sorted ids', content: json({ type: 'array', items: { $ref: '#/components/schemas/TimerId' } }) }, ...common },
+      },
+    },
+    '/ws/timer-ids/deployed': {
+      get: {
+        summary: 'ids of deployed timers',
+        ...auth(SCOPES.policyRead),
+        responses: { 200: { description: 'sorted ids', content: json({ type: 'array', items: { $ref: '#/components/schemas/TimerId' } }) }, ...common },
       },
     },
     '/health/live': { get: { summary: 'liveness', responses: { 200: { description: 'the process runs' } } } },

@@ -89,7 +89,7 @@ export function policyXml(id: string, options: PolicyOptions = {}): string {
 
 export interface OutboxEntry {
   revision: number;
-  message: { revision: number; type: string; policy?: { id: string; xml: string }; policyId?: string };
+  message: { revision: number; type: string; policy?: { id: string; xml: string }; policyId?: string; component?: unknown; componentId?: string };
   published: boolean;
 }
 
@@ -107,11 +107,12 @@ export async function revision(pool: Pool): Promise<number> {
 
 /** Everything pap stores, to prove that a failed request changed nothing. */
 export async function dump(pool: Pool): Promise<unknown> {
-  const [policies, components, state, box] = await Promise.all([
+  const [policies, components, state, box, timers] = await Promise.all([
     pool.query('SELECT * FROM pap.policies ORDER BY id'),
     pool.query('SELECT * FROM pap.components ORDER BY id'),
     pool.query('SELECT * FROM pap.state'),
     pool.query('SELECT * FROM pap.outbox ORDER BY revision'),
+    pool.query('SELECT * FROM pap.timers ORDER BY id'),
   ]);
-  return { policies: policies.rows, components: components.rows, state: state.rows, outbox: box.rows };
+  return { policies: policies.rows, components: components.rows, state: state.rows, outbox: box.rows, timers: timers.rows };
 }

@@ -43,6 +43,7 @@ afterAll(async () => {
 const expected = (): PolicySnapshot => ({
   revision: 5,
   policies: ['urn:policy:acme:a', 'urn:policy:acme:b', 'urn:policy:globex:Z'].map((id) => ({ id, xml: xmlOf(id) })),
+  components: [],
 });
 
 /** Sends a snapshot request and collects chunks until `last`. */

@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Express } from 'express';
 import { createServiceApp, type Logger, type TokenVerifier } from '@custos/service-kit';
 import type { DefaultDecision } from './config';
+import type { Decider } from './decision/decider';
 import { SERVICE_NAME, type PdpMetrics } from './metrics';
 import { openapi } from './openapi';
 import type { FollowerStatus } from './policy-set/follower';
@@ -20,6 +21,8 @@ export interface AppDeps {
   timeZone: string;
   /** Min-Policy-Revision wait; api.md §3 says 2 s, tests shorten it. */
   minRevisionWaitMs?: number;
+  /** Decides with the event history, PIPs and PXPs; without it, a decider without ports. */
+  decider?: Decider;
 }
 
 /** A node:http request listener; `app` is the express app behind everything but the decision routes. */

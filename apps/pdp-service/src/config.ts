@@ -14,6 +14,48 @@ export interface PdpConfig extends CommonConfig {
   resyncIntervalMs: number;
   /** Names this replica in /status, logs and snapshot requests. */
   replicaId: string;
+  history: HistoryConfig;
+  pip: PipConfig;
+  pxp: PxpConfig;
+  /** Whether this replica schedules deployed timers (`PDP_TIMERS`, default on). */
+  timers: boolean;
+}
+
+/** The event history in PostgreSQL (docs/api.md, "Event history"). */
+export interface HistoryConfig {
+  /** Key of the parameter hashes; undefined: generated on first start and kept in `pdp.settings`. */
+  secret: string | undefined;
+  /** Connections of the history pool (only history-using decisions take one). */
+  poolSize: number;
+  /** Waiting for a connection, and any statement (lock waits included), fails after this long: fail closed. */
+  timeoutMs: number;
+  /** How often retention runs (one replica at a time). */
+  retentionIntervalMs: number;
+  /** Commit history transactions with synchronous_commit (durable before the answer). */
+  synchronousCommit: boolean;
+}
+
+export interface PipConfig {
+  timeoutMs: number;
+  /** Calls in flight per PIP URL; more fail at once (the element takes its default). */
+  maxConcurrency: number;
+  /** Consecutive failures that open the circuit of a PIP URL, and how long it stays open. */
+  breakerFailures: number;
+  breakerOpenMs: number;
+  /** Answers kept for `ttl` elements. */
+  cacheEntries: number;
+}
+
+export interface PxpConfig {
+  /** Timeout of one attempt of an asynchronous execute. */
+  timeoutMs: number;
+  /** Timeout of an `execute` inside a condition (no retries). */
+  syncTimeoutMs: number;
+  /** Attempts of an asynchronous execute, the first included. */
+  attempts: number;
+  /** First retry delay; doubled per attempt, with jitter. */
+  backoffMs: number;
+  maxConcurrency: number;
 }
 
 /** The canonical name of an IANA zone, or a ConfigError. */
@@ -37,5 +79,38 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     timeZone: validTimeZone(readOptional(env, 'POLICY_TIMEZONE') ?? 'UTC'),
     resyncIntervalMs: readInteger(env, 'PDP_RESYNC_INTERVAL_MS', 30_000, 100, 30_000),
     replicaId,
+    history: readHistoryConfig(env),
+    pip: {
+      timeoutMs: readInteger(env, 'PDP_PIP_TIMEOUT_MS', 500, 1, 60_000),
+      maxConcurrency: readInteger(env, 'PDP_PIP_MAX_CONCURRENCY', 32, 1, 10_000),
+      breakerFailures: readInteger(env, 'PDP_PIP_BREAKER_FAILURES', 5, 1, 1000),
+      breakerOpenMs: readInteger(env, 'PDP_PIP_BREAKER_OPEN_MS', 5000, 1, 600_000),
+      cacheEntries: readInteger(env, 'PDP_PIP_CACHE_ENTRIES', 10_000, 0, 10_000_000),
+    },
+    pxp: {
+      timeoutMs: readInteger(env, 'PDP_PXP_TIMEOUT_MS', 2000, 1, 600_000),
+      syncTimeoutMs: readInteger(env, 'PDP_PXP_SYNC_TIMEOUT_MS', 500, 1, 60_000),
+      attempts: readInteger(env, 'PDP_PXP_ATTEMPTS', 4, 1, 100),
+      backoffMs: readInteger(env, 'PDP_PXP_BACKOFF_MS', 200, 1, 600_000),
+      maxConcurrency: readInteger(env, 'PDP_PXP_MAX_CONCURRENCY', 32, 1, 10_000),
+    },
+    timers: readChoice(env, 'PDP_TIMERS', ['on', 'off'] as const, 'on') === 'on',
+  };
+}
+
+/** The history secret must be long enough to be a key; short ones are a configuration mistake. */
+export const MIN_HISTORY_SECRET_LENGTH = 16;
+
+function readHistoryConfig(env: Env): HistoryConfig {
+  const secret = readOptional(env, 'PDP_HISTORY_SECRET');
+  if (secret !== undefined && secret.length < MIN_HISTORY_SECRET_LENGTH) {
+    throw new ConfigError(`PDP_HISTORY_SECRET must be at least ${MIN_HISTORY_SECRET_LENGTH} characters long`);
+  }
+  return {
+    secret,
+    poolSize: readInteger(env, 'PDP_HISTORY_POOL_SIZE', 10, 1, 1000),
+    timeoutMs: readInteger(env, 'PDP_HISTORY_TIMEOUT_MS', 2000, 10, 600_000),
+    retentionIntervalMs: readInteger(env, 'PDP_HISTORY_RETENTION_INTERVAL_MS', 60_000, 100, 86_400_000),
+    synchronousCommit: readChoice(env, 'PDP_HISTORY_SYNC_COMMIT', ['on', 'off'] as const, 'on') === 'on',
   };
 }

@@ -16,6 +16,11 @@ export interface PdpMetrics extends ServiceMetrics, FollowerMetrics {
   decisions: Counter<'outcome'>;
   decisionDuration: Histogram;
   explains: Counter<'outcome'>;
+  historyFailures: Counter<'op'>;
+  historyRetentionDeleted: Counter<'kind'>;
+  pipCalls: Counter<'outcome'>;
+  pxpExecutions: Counter<'kind' | 'outcome'>;
+  timerTicks: Counter<'outcome'>;
 }
 
 export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
@@ -38,6 +43,36 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
     explains: new Counter({
       name: 'explains_total',
       help: 'POST /event/explain requests by outcome (not counted in decisions_total)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    historyFailures: new Counter({
+      name: 'history_failures_total',
+      help: 'Failed event history operations by op (record, count, occurrence, valueChanged, commit); the mechanisms failed closed',
+      labelNames: ['op'],
+      registers,
+    }),
+    historyRetentionDeleted: new Counter({
+      name: 'history_retention_deleted_total',
+      help: 'Rows deleted by history retention (events, states, ticks)',
+      labelNames: ['kind'],
+      registers,
+    }),
+    pipCalls: new Counter({
+      name: 'pip_calls_total',
+      help: 'PIP answers by outcome (answered, cached, failed, refused = circuit open or too many in flight, unregistered)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    pxpExecutions: new Counter({
+      name: 'pxp_executions_total',
+      help: 'PXP executes by kind (async after the decision, sync in a condition) and outcome',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    }),
+    timerTicks: new Counter({
+      name: 'timer_ticks_total',
+      help: 'Timer ticks by outcome (fired = claimed here, claimed-elsewhere, failed = not claimed)',
       labelNames: ['outcome'],
       registers,
     }),

@@ -121,7 +121,9 @@ export const openapi = {
         summary: 'Decide an event and explain the decision',
         description:
           'The same decision as POST /event plus, for each mechanism of a matching policy, the branch taken, the values of its conditions, ' +
-          'errors, and the delays, modifiers and executes it contributed. No side effects: nothing is recorded, no PXP is called.',
+          'errors, and the delays, modifiers and executes it contributed, with the PIP answers (and whether they came from the cache), ' +
+          'history counts, spans and windows, and valueChanged comparisons it used. No side effects: nothing is recorded in the event ' +
+          'history (counts include the explained event as if it had been), no valueChanged state is stored, no PXP is called.',
         security: [{ bearer: ['event:decide'] }],
         parameters: decisionParameters,
         requestBody: decisionRequestBody,
@@ -192,6 +194,11 @@ export const openapi = {
     schemas: {
       Event: eventSchema,
       ParameterValue: parameterValue,
+      NamedParameter: {
+        type: 'object',
+        required: ['name', 'value'],
+        properties: { name: { type: 'string' }, value: { $ref: '#/components/schemas/ParameterValue' } },
+      },
       Modifier: {
         type: 'object',
         required: ['name', 'expression', 'engine'],
@@ -256,6 +263,63 @@ export const openapi = {
           },
           reason: { type: ['string', 'null'] },
           error: { type: ['string', 'null'] },
+          pip: {
+            type: 'array',
+            description: 'PIP answers used, in order of use (only for mechanisms that asked)',
+            items: {
+              type: 'object',
+              required: ['method', 'parameters', 'value', 'usedDefault', 'cached'],
+              properties: {
+                method: { type: 'string' },
+                parameters: { type: 'array', items: { $ref: '#/components/schemas/NamedParameter' } },
+                value: { $ref: '#/components/schemas/ParameterValue' },
+                usedDefault: { type: 'boolean' },
+                reason: { type: 'string', description: 'why the default was used' },
+                cached: { type: 'boolean', description: 'answered from the ttl cache (or by an earlier element of the same request)' },
+              },
+            },
+          },
+          history: {
+            type: 'array',
+            description:
+              'event history look-ups: `count` with its span and count, `continuousOccurrence` with every window and its count, ' +
+              '`eventOccurrence` FIRST/LAST references with the time found. Spans are ms since the epoch, `from` inclusive (null: ' +
+              'the beginning of time), `to` exclusive. The explained event is counted as if it had been recorded; nothing is recorded.',
+            items: {
+              type: 'object',
+              required: ['element', 'action'],
+              properties: {
+                element: { enum: ['count', 'continuousOccurrence', 'eventOccurrence'] },
+                action: { type: 'string' },
+                span: { type: 'object', properties: { from: { type: ['integer', 'null'] }, to: { type: 'integer' } } },
+                count: { type: 'integer' },
+                windows: {
+                  type: 'array',
+                  items: { type: 'object', properties: { from: { type: ['integer', 'null'] }, to: { type: 'integer' }, count: { type: 'integer' } } },
+                },
+                mode: { enum: ['first', 'last'] },
+                occurrence: { type: ['integer', 'null'] },
+              },
+            },
+          },
+          valueChanged: {
+            type: 'array',
+            description: 'valueChanged blocks: whether the value differs from the stored one (compared only: `stored` is always false here)',
+            items: { type: 'object', properties: { id: { type: 'string' }, changed: { type: 'boolean' }, stored: { type: 'boolean' } } },
+          },
+          conditionExecutions: {
+            type: 'array',
+            description: '`execute` inside conditions: never called while explaining (`called: false`, answer false)',
+            items: {
+              type: 'object',
+              properties: {
+                action: { type: 'string' },
+                parameters: { type: 'array', items: { $ref: '#/components/schemas/NamedParameter' } },
+                called: { type: 'boolean' },
+                answer: { type: 'boolean' },
+              },
+            },
+          },
         },
       },
       ReplicaStatus: replicaStatusSchema,

@@ -620,9 +620,9 @@ describe('pdp-service over real NATS', () => {
         metrics: createPdpMetrics(false),
         verifier: new TokenVerifier({ jwksUrl: authority.jwksUrl }),
         policies: {
-          active: { revision: 1, set: null as never },
+          active: { revision: 1, set: null } as never,
           waitForRevision: async () => true,
-          status: () => ({ ready: true, revision: 1, policies: 0, lastSyncAt: null, lastChangeAt: null, lastAppliedAt: null, lagMs: null, pendingChanges: 0 }),
+          status: () => ({ ready: true, revision: 1, policies: 0, timers: 0, components: 0, lastSyncAt: null, lastChangeAt: null, lastAppliedAt: null, lagMs: null, pendingChanges: 0 }),
         },
         natsConnected: () => true,
         replicaId: 'broken',

@@ -43,3 +43,54 @@ describe('readPdpConfig', () => {
     expect(() => readPdpConfig(env, 'box')).toThrow(message);
   });
 });
+
+describe('readPdpConfig: history, PIP, PXP and timers', () => {
+  it('has defaults', () => {
+    expect(readPdpConfig({}, 'box')).toMatchObject({
+      history: { secret: undefined, poolSize: 10, timeoutMs: 2000, retentionIntervalMs: 60_000, synchronousCommit: true },
+      pip: { timeoutMs: 500, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000, cacheEntries: 10_000 },
+      pxp: { timeoutMs: 2000, syncTimeoutMs: 500, attempts: 4, backoffMs: 200, maxConcurrency: 32 },
+      timers: true,
+    });
+  });
+
+  it('reads every variable', () => {
+    const config = readPdpConfig(
+      {
+        PDP_HISTORY_SECRET: 'a-long-enough-secret',
+        PDP_HISTORY_POOL_SIZE: '4',
+        PDP_HISTORY_TIMEOUT_MS: '700',
+        PDP_HISTORY_RETENTION_INTERVAL_MS: '1000',
+        PDP_HISTORY_SYNC_COMMIT: 'off',
+        PDP_PIP_TIMEOUT_MS: '250',
+        PDP_PIP_MAX_CONCURRENCY: '3',
+        PDP_PIP_BREAKER_FAILURES: '2',
+        PDP_PIP_BREAKER_OPEN_MS: '900',
+        PDP_PIP_CACHE_ENTRIES: '0',
+        PDP_PXP_TIMEOUT_MS: '111',
+        PDP_PXP_SYNC_TIMEOUT_MS: '222',
+        PDP_PXP_ATTEMPTS: '2',
+        PDP_PXP_BACKOFF_MS: '5',
+        PDP_PXP_MAX_CONCURRENCY: '6',
+        PDP_TIMERS: 'off',
+      },
+      'box',
+    );
+    expect(config).toMatchObject({
+      history: { secret: 'a-long-enough-secret', poolSize: 4, timeoutMs: 700, retentionIntervalMs: 1000, synchronousCommit: false },
+      pip: { timeoutMs: 250, maxConcurrency: 3, breakerFailures: 2, breakerOpenMs: 900, cacheEntries: 0 },
+      pxp: { timeoutMs: 111, syncTimeoutMs: 222, attempts: 2, backoffMs: 5, maxConcurrency: 6 },
+      timers: false,
+    });
+  });
+
+  it.each([
+    [{ PDP_HISTORY_SECRET: 'short' }, /PDP_HISTORY_SECRET must be at least 16 characters long/],
+    [{ PDP_PIP_TIMEOUT_MS: '0' }, /PDP_PIP_TIMEOUT_MS must be between/],
+    [{ PDP_PXP_ATTEMPTS: 'three' }, /PDP_PXP_ATTEMPTS must be an integer/],
+    [{ PDP_TIMERS: 'yes' }, /PDP_TIMERS must be one of `on`, `off`/],
+    [{ PDP_HISTORY_SYNC_COMMIT: 'maybe' }, /PDP_HISTORY_SYNC_COMMIT must be one of/],
+  ])('refuses %j', (env, message) => {
+    expect(() => readPdpConfig(env, 'box')).toThrow(message);
+  });
+});

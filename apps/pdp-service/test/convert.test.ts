@@ -3,6 +3,9 @@ import {
   actionOf,
   duplicateParameters,
   javaValue,
+  MAX_VALUE_DEPTH,
+  nestsDeeperThan,
+  overlyDeepParameters,
   parameterValue,
   toAuthorizationDecision,
   toEngineEvent,
@@ -55,6 +58,50 @@ describe('event conversion', () => {
     expect(duplicateParameters([{ name: 'a', value }, { name: 'b', value }, { name: 'a', value }, { name: 'a', value }])).toEqual([
       { path: 'parameters[2].name', message: 'repeats the name of parameters[0]' },
       { path: 'parameters[3].name', message: 'repeats the name of parameters[0]' },
+    ]);
+  });
+});
+
+describe('nesting depth of parameter values', () => {
+  const nested = (depth: number, make: (inner: unknown) => unknown = (inner) => [inner]) => {
+    let value: unknown = 1;
+    for (let level = 0; level < depth; level += 1) value = make(value);
+    return value;
+  };
+
+  it('counts arrays and objects, not scalars', () => {
+    expect(nestsDeeperThan('text', 0)).toBe(false);
+    expect(nestsDeeperThan(null, 0)).toBe(false);
+    expect(nestsDeeperThan([], 0)).toBe(true);
+    expect(nestsDeeperThan(nested(3), 3)).toBe(false);
+    expect(nestsDeeperThan(nested(4), 3)).toBe(true);
+    expect(nestsDeeperThan(nested(4, (inner) => ({ a: inner })), 3)).toBe(true);
+    expect(nestsDeeperThan({ a: [1, { b: 2 }], c: 'x' }, 3)).toBe(false);
+    expect(nestsDeeperThan({ a: [1, { b: [] }], c: 'x' }, 3)).toBe(true);
+  });
+
+  it('handles 100,000 levels without recursion', () => {
+    const deep = JSON.parse('['.repeat(100_000) + ']'.repeat(100_000)) as unknown;
+    expect(nestsDeeperThan(deep, MAX_VALUE_DEPTH)).toBe(true);
+  });
+
+  it('locates each parameter that nests too deeply, after complex JSON text is decoded', () => {
+    const event = toEngineEvent(
+      {
+        actionId: { scope: 'acme', action: 'x' },
+        timestamp: 0,
+        parameters: [
+          { name: 'ok', value: { value: nested(MAX_VALUE_DEPTH), type: 'x', isComplex: true } },
+          { name: 'deep', value: { value: nested(MAX_VALUE_DEPTH + 1), type: 'x', isComplex: true } },
+          { name: 'text', value: { value: JSON.stringify(nested(500)), type: 'x', isComplex: true } },
+          { name: 'plain', value: { value: JSON.stringify(nested(500)), type: 'x', isComplex: false } },
+        ],
+      },
+      'urn:action:acme:x',
+    );
+    expect(overlyDeepParameters(event.parameters)).toEqual([
+      { path: 'parameters[1].value.value', message: `is nested deeper than ${MAX_VALUE_DEPTH} levels` },
+      { path: 'parameters[2].value.value', message: `is nested deeper than ${MAX_VALUE_DEPTH} levels` },
     ]);
   });
 });

@@ -2,6 +2,7 @@ export * from './event';
 export * from './decision';
 export * from './component';
 export * from './policy';
+export * from './timer';
 export * from './urns';
 export * from './scopes';
 export * from './headers';

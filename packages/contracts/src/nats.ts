@@ -1,3 +1,5 @@
+import type { Component } from './component';
+
 /**
  * Propagation of the deployed policy set from pap to pdp replicas (architecture.md §2).
  * Everything lives under a prefix so several stacks can share one NATS server.
@@ -19,25 +21,41 @@ export function policySubjects(prefix: string): PolicySubjects {
   };
 }
 
+/**
+ * A deployed document: a policy (`urn:policy:<solution>:<name>`, policy XML) or a timer
+ * (`urn:timer:<solution>:<name>`, a timer document of policy-language.md §10). Timers travel in the same
+ * list and the same change messages as policies: the id's kind tells the receiver which reader to use.
+ */
 export interface DeployedPolicy {
   id: string;
   xml: string;
 }
 
 /**
- * One change of the deployed set at `revision` (gap-free, strictly increasing).
- * `resync` is sent instead of `deploy` when the policy is too large for one message:
- * receivers then fetch a snapshot.
+ * One change of what the pdps decide with, at `revision` (gap-free, strictly increasing, one counter for all
+ * kinds below, so a revision names exactly one state of policies, timers and PIP/PXP components):
+ * - `deploy`: a policy or timer deployed or replaced while deployed (`policy.id` says which kind);
+ * - `revoke`: a policy or timer no longer deployed (revoked or removed);
+ * - `component`: a PIP or PXP component registered or re-registered with a different body (PEPs do not travel:
+ *   the pdp never calls them);
+ * - `unregister`: a PIP or PXP component removed;
+ * - `resync`: sent instead of any of the above when the message would be too large: receivers fetch a snapshot.
  */
 export type PolicyChange =
   | { revision: number; type: 'deploy'; policy: DeployedPolicy }
   | { revision: number; type: 'revoke'; policyId: string }
+  | { revision: number; type: 'component'; component: Component }
+  | { revision: number; type: 'unregister'; componentId: string }
   | { revision: number; type: 'resync' };
 
-/** The whole deployed set at one revision. */
+/**
+ * Everything deployed at one revision: policies and timers (`policies`, by id) and the registered PIP and PXP
+ * components (`components`, by id). `components` may be absent in snapshots of older senders: read it as empty.
+ */
 export interface PolicySnapshot {
   revision: number;
   policies: DeployedPolicy[];
+  components?: Component[];
 }
 
 /**

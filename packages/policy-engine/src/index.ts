@@ -38,3 +38,4 @@ export { historyFilterValue } from './evaluate/history-filter-value';
 export { loadPolicy } from './load-policy';
 export { createPolicySet, emptyPolicySet } from './policy-set/create';
 export { decide } from './decide';
+export { loadTimer, TIMER_NAMESPACE, type TimerDocument, type TimerEvent, type TimerLoadOutcome } from './timer/read-timer';

@@ -1,17 +1,31 @@
 import type { Pool } from 'pg';
 import type { PolicySnapshot, SnapshotChunk } from '@custos/contracts';
+import { listPropagatedComponents } from '../store/components';
 import { toNumber, withTransaction } from '../store/db';
 
-/** The deployed set at one revision, read in one REPEATABLE READ snapshot so both agree. */
+/**
+ * Everything the pdps decide with at one revision, read in one REPEATABLE READ snapshot so all parts agree:
+ * deployed policies and deployed timers (one list, by id; `urn:policy:` sorts before `urn:timer:`) and the PIP and
+ * PXP components (contracts/nats.ts).
+ */
 export function readSnapshot(pool: Pool): Promise<PolicySnapshot> {
   return withTransaction(
     pool,
     async (client) => {
       const state = await client.query<{ revision: string }>('SELECT revision FROM pap.state');
       const policies = await client.query<{ id: string; xml: string }>(
-        'SELECT id, xml FROM pap.policies WHERE deployed ORDER BY id COLLATE "C"',
+        `SELECT id, xml FROM (
+           SELECT id, xml FROM pap.policies WHERE deployed
+           UNION ALL
+           SELECT id, xml FROM pap.timers WHERE deployed
+         ) deployed ORDER BY id COLLATE "C"`,
       );
-      return { revision: toNumber(state.rows[0]!.revision), policies: policies.rows.map(({ id, xml }) => ({ id, xml })) };
+      const components = await listPropagatedComponents(client);
+      return {
+        revision: toNumber(state.rows[0]!.revision),
+        policies: policies.rows.map(({ id, xml }) => ({ id, xml })),
+        components,
+      };
     },
     { isolation: 'REPEATABLE READ', readOnly: true },
   );

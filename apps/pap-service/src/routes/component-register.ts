@@ -6,14 +6,19 @@ import { sendBoolean, type RouteFactory } from './context';
 
 export const COMPONENT_BODY_LIMIT = 1024 * 1024;
 
-/** `POST /ws/component`: registers a component; the same id again replaces it. Answers `true`. */
+/**
+ * `POST /ws/component`: registers a component; the same id again replaces it. Answers `true`, with
+ * `Policy-Revision`: a new or changed PIP/PXP gets a revision (the pdps call them), anything else answers the
+ * current one.
+ */
 export const registerComponent: RouteFactory = (ctx) => [
   requireScope(ctx.verifier, SCOPES.componentWrite),
   jsonBody(COMPONENT_BODY_LIMIT),
   async (req, res) => {
     const { component, solution } = validateComponent(req.body);
     if (!principalOf(res).mayAccess(solution)) throw foreignSolution(SCOPES.componentWrite);
-    await upsertComponent(ctx.pool, solution, component);
-    sendBoolean(res, true);
+    const outcome = await upsertComponent(ctx.pool, solution, component);
+    if (outcome.changed) ctx.onDeployedSetChange();
+    sendBoolean(res, true, outcome.revision);
   },
 ];

@@ -3,11 +3,16 @@ import { requireScope } from '@custos/service-kit';
 import { deleteComponent } from '../store/components';
 import { componentIdOf, componentIdParam, sendBoolean, type RouteFactory } from './context';
 
-/** `DELETE /ws/component/{identifier}`: `true` when it was registered and is gone, else `false`. */
+/**
+ * `DELETE /ws/component/{identifier}`: `true` when it was registered and is gone, else `false`; removing a PIP or
+ * PXP gets a revision (`Policy-Revision`).
+ */
 export const unregisterComponent: RouteFactory = (ctx) => [
   requireScope(ctx.verifier, SCOPES.componentWrite),
   componentIdParam(SCOPES.componentWrite),
   async (_req, res) => {
-    sendBoolean(res, await deleteComponent(ctx.pool, componentIdOf(res).id));
+    const outcome = await deleteComponent(ctx.pool, componentIdOf(res).id);
+    if (outcome.changed) ctx.onDeployedSetChange();
+    sendBoolean(res, outcome.result, outcome.revision);
   },
 ];

@@ -55,6 +55,29 @@ export const policyIdOf = (res: Response): { id: string; parsed: ParsedUrn } => 
   parsed: res.locals.parsedId as ParsedUrn,
 });
 
+/** Middleware for `/ws/timer/:id...`: as policyIdParam, for timer ids (`urn:timer:<solution>:<name>`). */
+export function timerIdParam(scope: string): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const id = idParam(req, 'id');
+    const parsed = id.length <= MAX_ID_LENGTH ? parseUrn('timer', id) : undefined;
+    if (!parsed) {
+      throw problems.badRequest(
+        ERROR_CODES.invalidId,
+        `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a timer id; expected \`urn:timer:<solution>:<name>\``,
+      );
+    }
+    if (!principalOf(res).mayAccess(parsed.solution)) throw foreignSolution(scope);
+    res.locals.timerId = id;
+    res.locals.parsedTimerId = parsed;
+    next();
+  };
+}
+
+export const timerIdOf = (res: Response): { id: string; parsed: ParsedUrn } => ({
+  id: res.locals.timerId as string,
+  parsed: res.locals.parsedTimerId as ParsedUrn,
+});
+
 /** Middleware for `/ws/component/:identifier`: as policyIdParam, for component ids. */
 export function componentIdParam(scope: string): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {

@@ -1,9 +1,16 @@
 import type { PoolClient } from 'pg';
-import type { DeployedPolicy, PolicyChange } from '@custos/contracts';
+import type { Component, DeployedPolicy, PolicyChange } from '@custos/contracts';
 import { toNumber, type Queryable } from './db';
 
-/** A change of the deployed set, before it has a revision. */
-export type PendingChange = { type: 'deploy'; policy: DeployedPolicy } | { type: 'revoke'; policyId: string };
+/**
+ * A change of what the pdps decide with, before it has a revision: a policy or timer deployed or revoked (the
+ * id's kind tells which), or a PIP/PXP component registered or removed (contracts/nats.ts).
+ */
+export type PendingChange =
+  | { type: 'deploy'; policy: DeployedPolicy }
+  | { type: 'revoke'; policyId: string }
+  | { type: 'component'; component: Component }
+  | { type: 'unregister'; componentId: string };
 
 /** The revision of the deployed set as committed right now. */
 export async function currentRevision(db: Queryable): Promise<number> {

@@ -45,6 +45,37 @@ export function parameterValue(value: ParameterValue): unknown {
   return raw;
 }
 
+/**
+ * How deeply a parameter value may nest (arrays and objects). Values reach answers (modifiers,
+ * explanations) and JSON.stringify recurses: a 100,000-deep array, 200 kB of text, would overflow
+ * the stack there. Policy literals have the same bound (policy-engine).
+ */
+export const MAX_VALUE_DEPTH = 64;
+
+/** Whether `value` nests arrays and objects more than `max` levels deep; iterative, stops early. */
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const pending: Array<[object, number]> = [[value, 1]];
+  while (pending.length > 0) {
+    const [node, depth] = pending.pop()!;
+    if (depth > max) return true;
+    const children = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+/** One located error per parameter of the engine event whose (decoded) value nests too deeply. */
+export function overlyDeepParameters(parameters: ReadonlyMap<string, unknown>, max = MAX_VALUE_DEPTH): ProblemError[] {
+  const errors: ProblemError[] = [];
+  let index = 0;
+  for (const value of parameters.values()) {
+    if (nestsDeeperThan(value, max)) errors.push({ path: `parameters[${index}].value.value`, message: `is nested deeper than ${max} levels` });
+    index += 1;
+  }
+  return errors;
+}
+
 export function toEngineEvent(event: Event, action: string): EngineEvent {
   const parameters = new Map<string, unknown>();
   for (const parameter of event.parameters ?? []) parameters.set(parameter.name, parameterValue(parameter.value));

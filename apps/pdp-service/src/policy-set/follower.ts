@@ -1,14 +1,38 @@
-import { createPolicySet, emptyPolicySet, loadPolicy, type CompiledPolicy, type LoadOutcome, type PolicySet } from '@custos/policy-engine';
-import type { PolicyChange, PolicySnapshot } from '@custos/contracts';
+import {
+  createPolicySet,
+  emptyPolicySet,
+  loadPolicy,
+  type CompiledPolicy,
+  type LoadOutcome,
+  type PolicySet,
+  type TimerDocument,
+} from '@custos/policy-engine';
+import type { Component, PolicyChange, PolicySnapshot } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
+import { ComponentRegistry } from '../components/registry';
+import { buildHistoryIndex, EMPTY_HISTORY_INDEX, type HistoryIndex } from '../history/plan';
 import type { FollowerMetrics } from '../metrics';
+import { compileTimer, isTimerId } from '../timers/schedule';
 import { SnapshotError } from './messages';
 import type { PolicyTransport } from './transport';
 
-/** The set decisions use. Replaced as a whole, never changed in place. */
+/**
+ * What decisions use at one revision: the compiled policies, the deployed timers, the PIP/PXP registry and the
+ * history index (what each action needs beyond pure closures). Replaced as a whole, never changed in place.
+ */
 export interface ActivePolicySet {
   readonly revision: number;
   readonly set: PolicySet;
+  readonly timers: ReadonlyMap<string, TimerDocument>;
+  readonly components: ComponentRegistry;
+  readonly history: HistoryIndex;
+}
+
+/** The parts of an active set a change replaces. */
+interface SetParts {
+  set: PolicySet;
+  timers: ReadonlyMap<string, TimerDocument>;
+  components: ComponentRegistry;
 }
 
 export type ResyncReason = 'start' | 'gap' | 'message' | 'reconnect' | 'periodic' | 'overflow' | 'retry';
@@ -17,6 +41,10 @@ export interface FollowerStatus {
   ready: boolean;
   revision: number | null;
   policies: number;
+  /** Deployed timers of the active set. */
+  timers: number;
+  /** Registered PIP and PXP components of the active set. */
+  components: number;
   /** When the last snapshot was received (ISO 8601). */
   lastSyncAt: string | null;
   /** When the last change message arrived. */
@@ -39,6 +67,19 @@ export interface FollowerOptions {
   backoff?: { initialMs: number; maxMs: number };
   /** The compiler; the policy engine's loadPolicy unless a test swaps it. */
   compile?: (xml: string) => LoadOutcome;
+  /** Called after every swap with the new active set (the timer scheduler follows it). */
+  onActivate?: (active: ActivePolicySet) => void;
+}
+
+/** The history index of the policies of a set (ids from the sources, which hold every deployed id). */
+function indexOf(set: PolicySet, sources: ReadonlyMap<string, string>): HistoryIndex {
+  if (set.size === 0) return EMPTY_HISTORY_INDEX;
+  const policies: CompiledPolicy[] = [];
+  for (const id of sources.keys()) {
+    const policy = set.get(id);
+    if (policy !== undefined) policies.push(policy);
+  }
+  return buildHistoryIndex(policies);
 }
 
 interface Received {
@@ -157,6 +198,8 @@ export class PolicySetFollower {
       ready: this.current !== undefined,
       revision: this.current?.revision ?? null,
       policies: this.current?.set.size ?? 0,
+      timers: this.current?.timers.size ?? 0,
+      components: this.current?.components.size ?? 0,
       lastSyncAt: iso(this.lastSyncAt),
       lastChangeAt: iso(this.lastChangeAt),
       lastAppliedAt: iso(this.lastAppliedAt),
@@ -259,20 +302,40 @@ export class PolicySetFollower {
       this.snapshotReason ??= reason;
       return;
     }
+    const parts: SetParts = { set: active.set, timers: active.timers, components: active.components };
+    if (change.type === 'component' || change.type === 'unregister') {
+      parts.components =
+        change.type === 'component' ? active.components.with(change.component) : active.components.without(change.componentId);
+      this.activate(change.revision, parts, this.sources, change.type, receivedAt);
+      return;
+    }
     if (change.type === 'revoke') {
       const sources = new Map(this.sources);
       sources.delete(change.policyId);
-      this.activate(change.revision, active.set.without([change.policyId]), sources, 'revoke', receivedAt);
+      if (isTimerId(change.policyId)) {
+        const timers = new Map(active.timers);
+        timers.delete(change.policyId);
+        parts.timers = timers;
+      } else {
+        parts.set = active.set.without([change.policyId]);
+      }
+      this.activate(change.revision, parts, sources, 'revoke', receivedAt);
       return;
     }
-    const compiled = this.compileOne(change.policy.id, change.policy.xml, 'change');
-    if (!compiled) {
-      // The last good set stays; the next change shows a gap and the snapshot tries again.
-      return;
+    const { id, xml } = change.policy;
+    if (isTimerId(id)) {
+      const timer = this.compileTimerOne(id, xml, 'change');
+      // Not compiled: the last good set stays; the next change shows a gap and the snapshot tries again.
+      if (!timer) return;
+      parts.timers = new Map(active.timers).set(id, timer);
+    } else {
+      const compiled = this.compileOne(id, xml, 'change');
+      if (!compiled) return;
+      parts.set = active.set.with([compiled]);
     }
     const sources = new Map(this.sources);
-    sources.set(change.policy.id, change.policy.xml);
-    this.activate(change.revision, active.set.with([compiled]), sources, 'deploy', receivedAt);
+    sources.set(id, xml);
+    this.activate(change.revision, parts, sources, 'deploy', receivedAt);
   }
 
   private async syncSnapshot(reason: ResyncReason): Promise<SnapshotResult> {
@@ -299,9 +362,19 @@ export class PolicySetFollower {
     const started = Date.now();
     const built = await this.compileSnapshot(snapshot);
     if (!built || this.stopped) return built ? 'ok' : 'failed';
-    this.activate(snapshot.revision, built.set, built.sources, 'snapshot');
+    const components = new ComponentRegistry(new Map((snapshot.components ?? []).map((c: Component) => [c.id.identifier, c])));
+    this.activate(snapshot.revision, { set: built.set, timers: built.timers, components }, built.sources, 'snapshot');
     logger.info(
-      { revision: snapshot.revision, policies: built.set.size, compiled: built.compiled, reused: built.reused, ms: Date.now() - started, reason },
+      {
+        revision: snapshot.revision,
+        policies: built.set.size,
+        timers: built.timers.size,
+        components: components.size,
+        compiled: built.compiled,
+        reused: built.reused,
+        ms: Date.now() - started,
+        reason,
+      },
       'policy snapshot active',
     );
     return 'ok';
@@ -309,8 +382,11 @@ export class PolicySetFollower {
 
   private async compileSnapshot(
     snapshot: PolicySnapshot,
-  ): Promise<{ set: PolicySet; sources: Map<string, string>; compiled: number; reused: number } | undefined> {
+  ): Promise<
+    { set: PolicySet; timers: Map<string, TimerDocument>; sources: Map<string, string>; compiled: number; reused: number } | undefined
+  > {
     const policies: CompiledPolicy[] = [];
+    const timers = new Map<string, TimerDocument>();
     const sources = new Map<string, string>();
     let compiled = 0;
     let reused = 0;
@@ -319,6 +395,14 @@ export class PolicySetFollower {
       if (sources.has(id)) {
         this.compileFailed(id, 'snapshot', [`the snapshot holds \`${id}\` twice`], snapshot.revision);
         return undefined;
+      }
+      if (isTimerId(id)) {
+        const previousTimer = this.sources.get(id) === xml ? this.current?.timers.get(id) : undefined;
+        const timer = previousTimer ?? this.compileTimerOne(id, xml, 'snapshot', snapshot.revision);
+        if (!timer) return undefined;
+        timers.set(id, timer);
+        sources.set(id, xml);
+        continue;
       }
       // Reuse is decided against the set active now; it cannot change while this loop runs.
       const previous = this.sources.get(id) === xml ? this.current?.set.get(id) : undefined;
@@ -338,7 +422,7 @@ export class PolicySetFollower {
         slice = Date.now();
       }
     }
-    return { set: policies.length === 0 ? emptyPolicySet() : createPolicySet(policies), sources, compiled, reused };
+    return { set: policies.length === 0 ? emptyPolicySet() : createPolicySet(policies), timers, sources, compiled, reused };
   }
 
   private compileOne(id: string, xml: string, source: 'change' | 'snapshot', revision?: number): CompiledPolicy | undefined {
@@ -365,6 +449,26 @@ export class PolicySetFollower {
     return outcome.policy;
   }
 
+  /** A deployed timer document: read with the engine's timer reader, its schedule checked as pap did. */
+  private compileTimerOne(id: string, xml: string, source: 'change' | 'snapshot', revision?: number): TimerDocument | undefined {
+    let outcome;
+    try {
+      outcome = compileTimer(xml);
+    } catch (error) {
+      this.compileFailed(id, source, [`the timer reader threw: ${(error as Error).message}`], revision);
+      return undefined;
+    }
+    if (!outcome.ok) {
+      this.compileFailed(id, source, outcome.problems, revision);
+      return undefined;
+    }
+    if (outcome.timer.id !== id) {
+      this.compileFailed(id, source, [`the xml declares the id \`${outcome.timer.id}\``], revision);
+      return undefined;
+    }
+    return outcome.timer;
+  }
+
   private compileFailed(policyId: string, source: 'change' | 'snapshot', problems: string[], revision?: number): void {
     this.options.metrics?.compileFailures.inc({ source });
     this.options.logger.error(
@@ -374,15 +478,19 @@ export class PolicySetFollower {
   }
 
   /** The one place the active set changes: a single assignment, then the waiters. */
-  private activate(revision: number, set: PolicySet, sources: Map<string, string>, source: string, receivedAt?: number): void {
-    this.current = { revision, set };
+  private activate(revision: number, parts: SetParts, sources: Map<string, string>, source: string, receivedAt?: number): void {
+    const previous = this.current;
+    // The history index depends on the policies only: rebuilt when they changed.
+    const history = previous !== undefined && previous.set === parts.set ? previous.history : indexOf(parts.set, sources);
+    this.current = { revision, set: parts.set, timers: parts.timers, components: parts.components, history };
     this.sources = sources;
     this.unproductive = 0;
     const now = Date.now();
     this.lastAppliedAt = now;
     if (receivedAt !== undefined) this.lagMs = now - receivedAt;
     this.options.metrics?.policyRevision.set(revision);
-    this.options.logger.debug({ revision, policies: set.size, source }, 'policy set swapped');
+    this.options.logger.debug({ revision, policies: parts.set.size, timers: parts.timers.size, source }, 'policy set swapped');
+    this.options.onActivate?.(this.current);
     if (this.waiters.length > 0) {
       const still: Waiter[] = [];
       for (const waiter of this.waiters) {

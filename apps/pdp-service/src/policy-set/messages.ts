@@ -1,4 +1,4 @@
-import type { DeployedPolicy, PolicyChange, PolicySnapshot } from '@custos/contracts';
+import type { Component, DeployedPolicy, PolicyChange, PolicySnapshot } from '@custos/contracts';
 
 /** A snapshot could not be fetched or read; the follower retries with backoff. */
 export class SnapshotError extends Error {}
@@ -14,6 +14,19 @@ const isRevision = (value: unknown): value is number => Number.isSafeInteger(val
 function deployedPolicy(value: unknown): DeployedPolicy | undefined {
   if (!isRecord(value) || typeof value.id !== 'string' || typeof value.xml !== 'string') return undefined;
   return { id: value.id, xml: value.xml };
+}
+
+/**
+ * A PIP/PXP component as pap propagates it (contracts/nats.ts). pap validated it completely; this checks the shape
+ * the registry relies on, so a damaged message cannot break the index.
+ */
+function component(value: unknown): Component | undefined {
+  if (!isRecord(value) || !isRecord(value.id) || !Array.isArray(value.urls) || !Array.isArray(value.componentInterfaces)) return undefined;
+  const { componentType, identifier } = value.id;
+  if ((componentType !== 'PIP' && componentType !== 'PXP') || typeof identifier !== 'string') return undefined;
+  if (!value.urls.every((url) => typeof url === 'string')) return undefined;
+  if (!value.componentInterfaces.every((item) => isRecord(item) && typeof item.methodName === 'string')) return undefined;
+  return value as unknown as Component;
 }
 
 /** Reads a PolicyChange message; a string says why it is not one. */
@@ -36,6 +49,14 @@ export function parseChange(text: string): PolicyChange | string {
       return typeof value.policyId === 'string'
         ? { revision, type, policyId: value.policyId }
         : `change ${revision}: \`policyId\` must be a string`;
+    case 'component': {
+      const registered = component(value.component);
+      return registered ? { revision, type, component: registered } : `change ${revision}: \`component\` must be a pip or pxp component`;
+    }
+    case 'unregister':
+      return typeof value.componentId === 'string'
+        ? { revision, type, componentId: value.componentId }
+        : `change ${revision}: \`componentId\` must be a string`;
     case 'resync':
       return { revision, type };
     default:
@@ -60,7 +81,15 @@ export function parseSnapshot(text: string): PolicySnapshot {
     if (!policy) throw new SnapshotError(`snapshot policy ${index} must hold \`id\` and \`xml\``);
     policies.push(policy);
   }
-  return { revision: value.revision, policies };
+  if (value.components === undefined) return { revision: value.revision, policies };
+  if (!Array.isArray(value.components)) throw new SnapshotError('snapshot `components` must be an array');
+  const components: Component[] = [];
+  for (const [index, item] of value.components.entries()) {
+    const registered = component(item);
+    if (!registered) throw new SnapshotError(`snapshot component ${index} must be a pip or pxp component`);
+    components.push(registered);
+  }
+  return { revision: value.revision, policies, components };
 }
 
 /**

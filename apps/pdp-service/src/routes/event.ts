@@ -8,7 +8,7 @@ import {
   type AuthorizationDecision,
   type Event,
 } from '@custos/contracts';
-import { decide, type EngineDecision, type MechanismExplanation } from '@custos/policy-engine';
+import type { EngineDecision, MechanismExplanation, NamedValue } from '@custos/policy-engine';
 import {
   HttpProblem,
   JSON_TYPES,
@@ -28,7 +28,8 @@ import {
   type TokenVerifier,
 } from '@custos/service-kit';
 import type { DefaultDecision } from '../config';
-import { actionOf, duplicateParameters, javaValue, toAuthorizationDecision, toEngineEvent, toModifier } from '../decision/convert';
+import { actionOf, duplicateParameters, javaValue, overlyDeepParameters, toAuthorizationDecision, toEngineEvent, toModifier } from '../decision/convert';
+import { Decider } from '../decision/decider';
 import { createDecisionLogger, logDecision } from '../decision/log';
 import type { DecisionOutcome, PdpMetrics } from '../metrics';
 import type { ActivePolicySet } from '../policy-set/follower';
@@ -55,6 +56,8 @@ export interface DecisionRouteDeps {
   timeZone: string;
   /** How long Min-Policy-Revision waits (api.md §3: 2 s). */
   minRevisionWaitMs?: number;
+  /** Decides with history, PIPs and PXPs; a decider without any port when absent. */
+  decider?: Decider;
 }
 
 export type DecisionHandler = (req: IncomingMessage, res: ServerResponse, explain: boolean) => Promise<void>;
@@ -73,7 +76,14 @@ export function minRevisionOf(header: string | string[] | undefined): number | u
   return Number(text);
 }
 
-/** The explanation as the wire shows it: the engine's, with modifier and execute parameters typed like a decision's. */
+const wireParameters = (parameters: readonly NamedValue[]) => parameters.map((p) => ({ name: p.name, value: javaValue(p.value) }));
+
+/**
+ * The explanation as the wire shows it: the engine's, with modifier and execute parameters typed like a decision's,
+ * plus what the ports answered where a mechanism asked: `pip` (answers, whether the default was used and whether
+ * the answer came from a cache), `history` (counts with their spans, windows of continuousOccurrence, FIRST/LAST
+ * look-ups), `valueChanged` (compared, never stored) and `conditionExecutions` (never called while explaining).
+ */
 export function wireExplanation(explanation: readonly MechanismExplanation[] | undefined): unknown[] {
   return (explanation ?? []).map((m) => ({
     policyId: m.policyId,
@@ -90,6 +100,30 @@ export function wireExplanation(explanation: readonly MechanismExplanation[] | u
     })),
     reason: m.reason,
     error: m.error,
+    ...(m.pip === undefined
+      ? {}
+      : {
+          pip: m.pip.map((answer) => ({
+            method: answer.method,
+            parameters: wireParameters(answer.parameters),
+            value: javaValue(answer.value),
+            usedDefault: answer.usedDefault,
+            ...(answer.reason === undefined ? {} : { reason: answer.reason }),
+            cached: answer.cached === true,
+          })),
+        }),
+    ...(m.history === undefined ? {} : { history: m.history }),
+    ...(m.valueChanged === undefined ? {} : { valueChanged: m.valueChanged }),
+    ...(m.conditionExecutions === undefined
+      ? {}
+      : {
+          conditionExecutions: m.conditionExecutions.map((call) => ({
+            action: call.action,
+            parameters: wireParameters(call.parameters),
+            called: call.called,
+            answer: call.answer,
+          })),
+        }),
   }));
 }
 
@@ -112,8 +146,7 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
   const { logger, metrics, verifier, policies } = deps;
   const decisionLog = createDecisionLogger(logger);
   const waitMs = deps.minRevisionWaitMs ?? MIN_REVISION_WAIT_MS;
-  const options = { defaultDecision: deps.defaultDecision, timeZone: deps.timeZone };
-  const explainOptions = { ...options, explain: true };
+  const decider = deps.decider ?? new Decider({ defaultDecision: deps.defaultDecision, timeZone: deps.timeZone, logger });
 
   const count = (explain: boolean, outcome: DecisionOutcome) => (explain ? metrics.explains : metrics.decisions).inc({ outcome });
 
@@ -137,6 +170,10 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
       const action = actionOf(body.actionId);
       if (!action) throw problems.badRequest(ERROR_CODES.invalidEvent, 'the event names no valid action');
       if (!principal.mayAccess(action.solution)) throw foreignSolution(SCOPES.eventDecide);
+      // Parameter names are unique here, so the engine event holds them in the order of the body.
+      const engineEvent = toEngineEvent(body, action.urn);
+      const tooDeep = overlyDeepParameters(engineEvent.parameters);
+      if (tooDeep.length > 0) throw problems.badRequest(ERROR_CODES.invalidEvent, 'a parameter value is nested too deeply', tooDeep);
 
       const minRevision = minRevisionOf(req.headers['min-policy-revision']);
       let active = policies.active;
@@ -147,7 +184,9 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
       }
       if (active === undefined) throw notReady();
 
-      const decision: EngineDecision = decide(active.set, toEngineEvent(body, action.urn), explain ? explainOptions : options);
+      const pending = decider.decide(active, engineEvent, action.solution, explain);
+      // Pure decisions come back as plain values and are not delayed by an await.
+      const decision: EngineDecision = pending instanceof Promise ? await pending : pending;
       const decisionId = `urn:decision:${uuid}`;
       const answer: AuthorizationDecision = toAuthorizationDecision(decisionId, decision);
       const text = JSON.stringify(
@@ -174,6 +213,8 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
         latencyUs: Math.round(seconds * 1e6),
         explain,
       });
+      // After the answer (policy-language.md §3): executes never delay or change it; explanations run none.
+      if (!explain) decider.execute(active, decision, { decisionId });
     } catch (error) {
       if (!(error instanceof HttpProblem) && (res.destroyed || req.socket.destroyed || req.readableAborted)) {
         // The client went away while we read its body: nobody to answer.

@@ -15,6 +15,8 @@ export const replicaStatusSchema = {
     ready: { type: 'boolean', description: 'true once the first snapshot is active' },
     revision: { type: ['integer', 'null'], description: 'revision of the active policy set' },
     policies: { type: 'integer', description: 'number of deployed policies in the active set' },
+    timers: { type: 'integer', description: 'number of deployed timers in the active set' },
+    components: { type: 'integer', description: 'number of registered PIP and PXP components in the active set' },
     lastSyncAt: { type: ['string', 'null'], format: 'date-time', description: 'when the last snapshot arrived' },
     lastChangeAt: { type: ['string', 'null'], format: 'date-time', description: 'when the last change message arrived' },
     lastAppliedAt: { type: ['string', 'null'], format: 'date-time', description: 'when the active set was last replaced' },

@@ -1,5 +1,12 @@
 import { connect, type NatsConnection } from 'nats';
-import { policySubjects, type PolicyChange, type PolicySnapshot, type SnapshotChunk, type SnapshotRequest } from '@custos/contracts';
+import {
+  policySubjects,
+  type Component,
+  type PolicyChange,
+  type PolicySnapshot,
+  type SnapshotChunk,
+  type SnapshotRequest,
+} from '@custos/contracts';
 import { TEST_NATS_URL } from '@custos/test-kit';
 
 /** How the next snapshot request is answered when it is not answered properly. */
@@ -14,7 +21,10 @@ const decoder = new TextDecoder();
  */
 export class FakePap {
   revision = 0;
+  /** Deployed policies and timers (`urn:timer:` ids), by id. */
   readonly policies = new Map<string, string>();
+  /** Registered PIP and PXP components, by id. */
+  readonly components = new Map<string, Component>();
   readonly requests: SnapshotRequest[] = [];
   /** Chunks sent per snapshot answer, most recent last. */
   readonly chunkCounts: number[] = [];
@@ -41,7 +51,9 @@ export class FakePap {
   }
 
   snapshot(): PolicySnapshot {
-    return { revision: this.revision, policies: [...this.policies].map(([id, xml]) => ({ id, xml })) };
+    const snapshot: PolicySnapshot = { revision: this.revision, policies: [...this.policies].map(([id, xml]) => ({ id, xml })) };
+    if (this.components.size > 0) snapshot.components = [...this.components.values()];
+    return snapshot;
   }
 
   private answer(reply: string): void {
@@ -74,6 +86,21 @@ export class FakePap {
     this.revision++;
     this.policies.delete(id);
     if (announce) this.publish({ revision: this.revision, type: 'revoke', policyId: id });
+    return this.revision;
+  }
+
+  /** Registers (or replaces) a PIP/PXP component at the next revision, as pap does. */
+  register(component: Component, { announce = true }: { announce?: boolean } = {}): number {
+    this.revision++;
+    this.components.set(component.id.identifier, component);
+    if (announce) this.publish({ revision: this.revision, type: 'component', component });
+    return this.revision;
+  }
+
+  unregister(componentId: string): number {
+    this.revision++;
+    this.components.delete(componentId);
+    this.publish({ revision: this.revision, type: 'unregister', componentId });
     return this.revision;
   }
 

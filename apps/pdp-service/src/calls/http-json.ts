@@ -1,0 +1,181 @@
+import { Agent as HttpAgent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+/** Largest answer read from a PIP or PXP. */
+export const MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** Why a call failed; the message never holds parameter values. */
+export class CallError extends Error {
+  constructor(
+    message: string,
+    readonly kind: 'timeout' | 'network' | 'status' | 'answer' | 'refused',
+  ) {
+    super(message);
+  }
+}
+
+export interface PostOptions {
+  timeoutMs: number;
+  agent: HttpAgent | HttpsAgent;
+}
+
+/**
+ * POST a JSON body and read a JSON answer, with a deadline covering connect, send and the whole answer. Any status
+ * other than 2xx, an answer over 1 MiB or one that is not JSON is a CallError.
+ */
+export function postJson(url: URL, body: unknown, options: PostOptions): Promise<unknown> {
+  return new Promise<unknown>((resolve, reject) => {
+    const payload = Buffer.from(JSON.stringify(body), 'utf8');
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    let settled = false;
+    const finish = (error: CallError | undefined, value?: unknown) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (error) {
+        request.destroy();
+        reject(error);
+      } else {
+        resolve(value);
+      }
+    };
+    const request = send(
+      url,
+      {
+        method: 'POST',
+        agent: options.agent,
+        headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length },
+      },
+      (response) => {
+        const status = response.statusCode ?? 0;
+        const chunks: Buffer[] = [];
+        let size = 0;
+        response.on('data', (chunk: Buffer) => {
+          size += chunk.length;
+          if (size > MAX_ANSWER_BYTES) return finish(new CallError(`the answer exceeds ${MAX_ANSWER_BYTES} bytes`, 'answer'));
+          chunks.push(chunk);
+        });
+        response.on('error', () => finish(new CallError('the answer was cut off', 'network')));
+        response.on('end', () => {
+          if (status < 200 || status > 299) return finish(new CallError(`answered with status ${status}`, 'status'));
+          const text = Buffer.concat(chunks, size).toString('utf8');
+          try {
+            finish(undefined, JSON.parse(text) as unknown);
+          } catch {
+            finish(new CallError('the answer is not JSON', 'answer'));
+          }
+        });
+      },
+    );
+    const timer = setTimeout(() => finish(new CallError(`no answer within ${options.timeoutMs} ms`, 'timeout')), options.timeoutMs);
+    request.on('error', (error: NodeJS.ErrnoException) => finish(new CallError(`the call failed: ${error.code ?? 'network error'}`, 'network')));
+    request.end(payload);
+  });
+}
+
+export interface TargetOptions {
+  timeoutMs: number;
+  maxConcurrency: number;
+  breakerFailures: number;
+  breakerOpenMs: number;
+  now?: () => number;
+}
+
+export type CircuitState = 'closed' | 'open' | 'half-open';
+
+/**
+ * One PIP or PXP URL: a keep-alive agent, bounded concurrency (calls beyond `maxConcurrency` in flight fail at once,
+ * so a slow endpoint cannot pile up work or sockets) and a circuit breaker (after `breakerFailures` failures in a row
+ * calls fail at once for `breakerOpenMs`; then one trial call decides whether it closes again). Nothing here blocks
+ * a decision that does not call this URL.
+ */
+export class CallTarget {
+  private readonly agent: HttpAgent | HttpsAgent;
+  private inFlight = 0;
+  private failures = 0;
+  private openUntil = 0;
+  private trial = false;
+  private readonly now: () => number;
+
+  constructor(
+    readonly url: URL,
+    private readonly options: TargetOptions,
+  ) {
+    const agentOptions = { keepAlive: true, maxSockets: options.maxConcurrency, maxFreeSockets: Math.min(options.maxConcurrency, 16) };
+    this.agent = url.protocol === 'https:' ? new HttpsAgent(agentOptions) : new HttpAgent(agentOptions);
+    this.now = options.now ?? Date.now;
+  }
+
+  get state(): CircuitState {
+    if (this.failures < this.options.breakerFailures) return 'closed';
+    return this.now() < this.openUntil ? 'open' : 'half-open';
+  }
+
+  get pending(): number {
+    return this.inFlight;
+  }
+
+  async post(body: unknown, timeoutMs = this.options.timeoutMs): Promise<unknown> {
+    const state = this.state;
+    if (state === 'open') throw new CallError('the circuit is open after repeated failures', 'refused');
+    if (state === 'half-open') {
+      if (this.trial) throw new CallError('the circuit is half open and a trial call is running', 'refused');
+      this.trial = true;
+    }
+    if (this.inFlight >= this.options.maxConcurrency) {
+      if (state === 'half-open') this.trial = false;
+      throw new CallError(`${this.options.maxConcurrency} calls are in flight already`, 'refused');
+    }
+    this.inFlight++;
+    try {
+      const answer = await postJson(this.url, body, { timeoutMs, agent: this.agent });
+      this.failures = 0;
+      return answer;
+    } catch (error) {
+      this.failures++;
+      if (this.failures >= this.options.breakerFailures) this.openUntil = this.now() + this.options.breakerOpenMs;
+      throw error;
+    } finally {
+      this.inFlight--;
+      if (state === 'half-open') this.trial = false;
+    }
+  }
+
+  /** A failure that is the endpoint's fault although the call itself worked (e.g. a mistyped answer). */
+  fault(): void {
+    this.failures++;
+    if (this.failures >= this.options.breakerFailures) this.openUntil = this.now() + this.options.breakerOpenMs;
+  }
+
+  close(): void {
+    this.agent.destroy();
+  }
+}
+
+/** CallTargets by `<url>/execute`, created on first use. */
+export class CallTargets {
+  private readonly targets = new Map<string, CallTarget>();
+
+  constructor(private readonly options: TargetOptions) {}
+
+  /** The target for a component URL (`POST <url>/execute`, api.md §6); undefined for a URL that does not parse. */
+  forComponentUrl(componentUrl: string): CallTarget | undefined {
+    const existing = this.targets.get(componentUrl);
+    if (existing !== undefined) return existing;
+    let url: URL;
+    try {
+      url = new URL(`${componentUrl.replace(/\/+$/, '')}/execute`);
+    } catch {
+      return undefined;
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    const target = new CallTarget(url, this.options);
+    this.targets.set(componentUrl, target);
+    return target;
+  }
+
+  close(): void {
+    for (const target of this.targets.values()) target.close();
+    this.targets.clear();
+  }
+}

@@ -1,0 +1,130 @@
+import {
+  decide,
+  type Clock,
+  type DecideOptions,
+  type EngineDecision,
+  type EngineEvent,
+  type EvaluationPorts,
+  type EventHistory,
+} from '@custos/policy-engine';
+import type { Logger } from '@custos/service-kit';
+import type { DefaultDecision } from '../config';
+import type { ActionPlan } from '../history/plan';
+import type { PgHistoryStore, RecordingSession } from '../history/store';
+import type { HttpPipResolver } from '../pip/resolver';
+import type { ActivePolicySet } from '../policy-set/follower';
+import type { PxpGateway } from '../pxp/gateway';
+
+export interface DeciderOptions {
+  defaultDecision: DefaultDecision;
+  timeZone: string;
+  logger: Logger;
+  /** The event history; without it history-using mechanisms fail closed and nothing is recorded. */
+  history?: PgHistoryStore;
+  /** Without it every `pip:*` takes its default. */
+  pip?: HttpPipResolver;
+  /** Without it an `execute` in a condition fails its mechanism, and asynchronous executes are not run. */
+  pxp?: PxpGateway;
+  /** The decisions' "now" (tests control it); Date.now by default. */
+  clock?: Clock;
+}
+
+const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
+
+/** A history that answers nothing: the engine then fails every history-using mechanism closed. */
+export const UNAVAILABLE_HISTORY: EventHistory = {
+  count: () => Promise.reject(new Error('the event history is unavailable')),
+  occurrence: () => Promise.reject(new Error('the event history is unavailable')),
+  valueChanged: () => Promise.reject(new Error('the event history is unavailable')),
+};
+
+const fixedClock = (now: number): Clock => ({ now: () => now });
+
+/**
+ * Decides one event with the active set, for POST /event, /event/explain and timer ticks. The cost depends only on
+ * what the event's action needs (its plan, looked up once):
+ *
+ * - no plan: the policies are pure; `decide` runs without ports and answers synchronously, nothing is awaited and
+ *   the database is never touched;
+ * - ports without history: PIPs and PXPs only;
+ * - history, action not recorded: every history question is one statement on the pool;
+ * - action recorded: a transaction records the event under the action's lock, the engine's questions run in it, and
+ *   it commits before the answer. If recording fails (database down), the decision is taken with an unavailable
+ *   history: history-using mechanisms fail closed, the others decide as usual. If the commit fails, the decision is
+ *   taken again the same way, so nothing is allowed on the strength of a record that does not exist.
+ *
+ * Explanations never record and never store: they get a history that only reads and counts the explained event as
+ * if it had been recorded; the engine itself never calls PXPs while explaining.
+ */
+export class Decider {
+  private readonly options: DecideOptions;
+  private readonly explainOptions: DecideOptions;
+  private readonly clock: Clock;
+
+  constructor(private readonly deps: DeciderOptions) {
+    this.options = { defaultDecision: deps.defaultDecision, timeZone: deps.timeZone };
+    this.explainOptions = { ...this.options, explain: true };
+    this.clock = deps.clock ?? SYSTEM_CLOCK;
+  }
+
+  decide(active: ActivePolicySet, event: EngineEvent, solution: string, explain: boolean): EngineDecision | Promise<EngineDecision> {
+    const options = explain ? this.explainOptions : this.options;
+    const plan = active.history.plan(event.action);
+    if (plan === undefined) return decide(active.set, event, options);
+    const ports = this.callPorts(active);
+    if (explain) {
+      const now = this.clock.now();
+      const history = plan.usesHistory || plan.record ? this.deps.history?.explainer(plan, event, now) : undefined;
+      return decide(active.set, event, options, { ...ports, clock: fixedClock(now), history });
+    }
+    if (!plan.record) {
+      const history = plan.usesHistory ? this.deps.history?.reader(active.revision) : undefined;
+      return decide(active.set, event, options, { ...ports, clock: this.clock, history });
+    }
+    return this.recorded(active, plan, event, solution, ports);
+  }
+
+  /** Starts the asynchronous executes of a decision (never for explanations). */
+  execute(active: ActivePolicySet, decision: EngineDecision, context: { decisionId: string; timerId?: string }): void {
+    if (decision.executions.length === 0) return;
+    if (this.deps.pxp === undefined) {
+      this.deps.logger.error({ ...context, executions: decision.executions.length }, 'no pxp gateway; executes not run');
+      return;
+    }
+    this.deps.pxp.dispatch(active.components, decision.executions, context);
+  }
+
+  private callPorts(active: ActivePolicySet): Pick<EvaluationPorts, 'pip' | 'pxp'> {
+    return { pip: this.deps.pip?.bind(active.components), pxp: this.deps.pxp?.executor(active.components) };
+  }
+
+  private async recorded(
+    active: ActivePolicySet,
+    plan: ActionPlan,
+    event: EngineEvent,
+    solution: string,
+    ports: Pick<EvaluationPorts, 'pip' | 'pxp'>,
+  ): Promise<EngineDecision> {
+    const store = this.deps.history;
+    const now = this.clock.now();
+    if (store === undefined) return decide(active.set, event, this.options, { ...ports, clock: fixedClock(now) });
+    let session: RecordingSession;
+    try {
+      session = await store.record(plan, event, solution, active.revision, now);
+    } catch (error) {
+      this.deps.logger.warn({ err: error, action: event.action }, 'event could not be recorded; history-using mechanisms fail closed');
+      return decide(active.set, event, this.options, { ...ports, clock: fixedClock(now), history: UNAVAILABLE_HISTORY });
+    }
+    const clock = fixedClock(session.occurredAt);
+    let decision: EngineDecision;
+    try {
+      decision = await decide(active.set, event, this.options, { ...ports, clock, history: session });
+    } catch (error) {
+      await session.rollback(error);
+      throw error;
+    }
+    if (await session.commit()) return decision;
+    this.deps.logger.warn({ action: event.action }, 'event history transaction lost; decided again with history-using mechanisms failing closed');
+    return decide(active.set, event, this.options, { ...ports, clock, history: UNAVAILABLE_HISTORY });
+  }
+}

@@ -1,0 +1,308 @@
+import type { Pool, PoolClient } from 'pg';
+import type { EngineEvent, EventHistory, HistoryQuery, TimeSpan, ValueChangedRequest } from '@custos/policy-engine';
+import type { Logger } from '@custos/service-kit';
+import type { HistoryHasher } from './hashing';
+import type { ActionPlan } from './plan';
+
+/** Bounds of spans as bigint-safe numbers (`from` may be -Infinity in the engine). */
+const EARLIEST = Number.MIN_SAFE_INTEGER;
+const LATEST = Number.MAX_SAFE_INTEGER;
+const bound = (value: number): number => (value === -Infinity ? EARLIEST : value === Infinity ? LATEST : Math.trunc(value));
+
+export interface HistoryStoreMetrics {
+  /** Failed history operations by `op` (record, count, occurrence, valueChanged, commit). */
+  failures(op: string): void;
+}
+
+export interface HistoryStoreOptions {
+  pool: Pool;
+  hasher: HistoryHasher;
+  logger: Logger;
+  /** false: history transactions commit with `synchronous_commit = off` (faster, may lose the last events on a crash). */
+  synchronousCommit?: boolean;
+  metrics?: HistoryStoreMetrics;
+}
+
+type Db = Pick<Pool, 'query'> | PoolClient;
+
+/**
+ * The event history of policy-language.md §6 in PostgreSQL (schema `pdp`). Three kinds of port, all for one
+ * decision:
+ *
+ * - `record`: a transaction that records the event under the exclusive advisory lock of its action, then answers
+ *   the engine's questions inside the same transaction, and commits before the answer is sent. Every decision of
+ *   that action holds the lock from before its record until its commit, so these decisions are totally ordered and
+ *   each one's counts see every event of the action recorded before it (by any replica): a limit "at most N" cannot
+ *   be exceeded (docs/api.md, "Exactness across replicas").
+ * - `reader`: for decisions whose action is not recorded; every question is one statement on the pool (READ
+ *   COMMITTED: it sees every event committed before it), `valueChanged` a single atomic upsert.
+ * - `explainer`: a reader that never writes, answering as if the explained event had been recorded.
+ */
+export class PgHistoryStore {
+  constructor(private readonly options: HistoryStoreOptions) {}
+
+  get hasher(): HistoryHasher {
+    return this.options.hasher;
+  }
+
+  /** Opens the transaction and records the event; rejects when the database cannot be reached. */
+  async record(plan: ActionPlan, event: EngineEvent, solution: string, revision: number, now: number): Promise<RecordingSession> {
+    const keys = this.options.hasher.eventKeys(event.parameters, plan.filters);
+    let client: PoolClient;
+    try {
+      client = await this.options.pool.connect();
+    } catch (error) {
+      this.options.metrics?.failures('record');
+      throw error;
+    }
+    const session = new RecordingSession(client, this.options, revision);
+    try {
+      await client.query(this.options.synchronousCommit === false ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
+      const recorded = await client.query<{ at: string }>('SELECT pdp.record_event($1, $2, $3, $4, $5, $6) AS at', [
+        plan.lockKey,
+        plan.action,
+        solution,
+        Math.trunc(now),
+        revision,
+        keys,
+      ]);
+      session.occurredAt = Number(recorded.rows[0]!.at);
+      return session;
+    } catch (error) {
+      this.options.metrics?.failures('record');
+      await session.rollback(error);
+      throw error;
+    }
+  }
+
+  /** Questions answered on the pool, for decisions that record nothing. */
+  reader(revision: number): EventHistory {
+    return new HistoryQueries(this.options.pool, this.options, revision);
+  }
+
+  /** A reader that never writes and counts the explained event as if it had been recorded at `now`. */
+  explainer(plan: ActionPlan | undefined, event: EngineEvent, now: number): EventHistory {
+    const own =
+      plan?.record === true ? { action: event.action, at: now, keys: new Set(this.options.hasher.eventKeys(event.parameters, plan.filters)) } : null;
+    return new ExplainingHistory(new HistoryQueries(this.options.pool, this.options, -1), this.options.hasher, own);
+  }
+}
+
+/** The SQL behind the EventHistory port, on the pool or on a transaction's client. */
+class HistoryQueries implements EventHistory {
+  /** True once a statement failed (inside a transaction, the transaction is then aborted). */
+  failed = false;
+  /** On a transaction's client, statements run one after the other (the engine may ask from several mechanisms at once). */
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly options: HistoryStoreOptions,
+    private readonly revision: number,
+    private readonly serial = false,
+  ) {}
+
+  async count(query: HistoryQuery, spans: readonly TimeSpan[]): Promise<readonly number[]> {
+    if (spans.length === 0) return [];
+    const keys = this.options.hasher.filterKeys(query.filters);
+    const keyClause = keys.length === 0 ? '' : ' AND e.keys @> $4::text[]';
+    return this.guard('count', async () => {
+      if (spans.length === 1) {
+        const span = spans[0]!;
+        const params: unknown[] = [query.action, bound(span.from), bound(span.to)];
+        if (keys.length > 0) params.push(keys);
+        const result = await this.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pdp.history_events e
+            WHERE e.action = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3${keyClause}`,
+          params,
+        );
+        return [result.rows[0]!.n];
+      }
+      // All windows of one element in one statement (continuousOccurrence may ask for thousands).
+      const params: unknown[] = [query.action, spans.map((span) => bound(span.from)), spans.map((span) => bound(span.to))];
+      if (keys.length > 0) params.push(keys);
+      const result = await this.db.query<{ n: number }>(
+        `SELECT count(e.id)::int AS n
+           FROM unnest($2::bigint[], $3::bigint[]) WITH ORDINALITY AS w(f, t, i)
+           LEFT JOIN pdp.history_events e ON e.action = $1 AND e.occurred_at >= w.f AND e.occurred_at < w.t${keyClause}
+          GROUP BY w.i ORDER BY w.i`,
+        params,
+      );
+      return result.rows.map((row) => row.n);
+    });
+  }
+
+  async occurrence(query: HistoryQuery, which: 'first' | 'last', before: number): Promise<number | null> {
+    const keys = this.options.hasher.filterKeys(query.filters);
+    const params: unknown[] = [query.action, bound(before)];
+    if (keys.length > 0) params.push(keys);
+    return this.guard('occurrence', async () => {
+      const result = await this.db.query<{ at: string }>(
+        `SELECT e.occurred_at AS at FROM pdp.history_events e
+          WHERE e.action = $1 AND e.occurred_at < $2${keys.length === 0 ? '' : ' AND e.keys @> $3::text[]'}
+          ORDER BY e.occurred_at ${which === 'first' ? 'ASC' : 'DESC'} LIMIT 1`,
+        params,
+      );
+      const row = result.rows[0];
+      return row === undefined ? null : Number(row.at);
+    });
+  }
+
+  async valueChanged(request: ValueChangedRequest): Promise<boolean> {
+    const hash = this.options.hasher.value(request.value);
+    return this.guard('valueChanged', async () => {
+      if (!request.store) {
+        const stored = await this.db.query<{ value_hash: string }>(
+          'SELECT value_hash FROM pdp.value_changed WHERE policy_id = $1 AND block_id = $2',
+          [request.policyId, request.id],
+        );
+        return stored.rows[0]?.value_hash !== hash;
+      }
+      // Compare and store in one statement: the row lock of the upsert orders concurrent evaluations, and the WHERE
+      // is checked against the latest value, so of two evaluations with the same new value only one sees a change.
+      const result = await this.db.query(
+        `INSERT INTO pdp.value_changed (policy_id, block_id, value_hash, revision) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (policy_id, block_id) DO UPDATE
+           SET value_hash = EXCLUDED.value_hash, revision = EXCLUDED.revision, updated_at = now()
+           WHERE pdp.value_changed.value_hash <> EXCLUDED.value_hash
+         RETURNING 1`,
+        [request.policyId, request.id, hash, Math.max(this.revision, 0)],
+      );
+      return result.rowCount === 1;
+    });
+  }
+
+  private async guard<T>(op: string, work: () => Promise<T>): Promise<T> {
+    let run = work;
+    if (this.serial) {
+      const queued = this.tail.then(work, work);
+      this.tail = queued.catch(() => undefined);
+      run = () => queued;
+    }
+    try {
+      return await run();
+    } catch (error) {
+      this.failed = true;
+      this.options.metrics?.failures(op);
+      this.options.logger.warn({ err: error, op }, 'event history query failed; the mechanism fails closed');
+      throw error;
+    }
+  }
+}
+
+/**
+ * The transaction of one recording decision. The engine's questions run on its client, in order; `commit` ends it.
+ * A statement that failed aborts the transaction: `commit` then reports the record as lost.
+ */
+export class RecordingSession implements EventHistory {
+  /** The occurrence time the event was recorded at: the decision's "now". */
+  occurredAt = 0;
+  private readonly queries: HistoryQueries;
+  private done = false;
+
+  constructor(
+    private readonly client: PoolClient,
+    private readonly options: HistoryStoreOptions,
+    revision: number,
+  ) {
+    this.queries = new HistoryQueries(client, options, revision, true);
+  }
+
+  count(query: HistoryQuery, spans: readonly TimeSpan[]): Promise<readonly number[]> {
+    return this.queries.count(query, spans);
+  }
+
+  occurrence(query: HistoryQuery, which: 'first' | 'last', before: number): Promise<number | null> {
+    return this.queries.occurrence(query, which, before);
+  }
+
+  valueChanged(request: ValueChangedRequest): Promise<boolean> {
+    return this.queries.valueChanged(request);
+  }
+
+  /** true when the record (and any valueChanged state) is committed; false when the transaction was lost. */
+  async commit(): Promise<boolean> {
+    if (this.done) return false;
+    this.done = true;
+    if (this.queries.failed) {
+      await this.finish('ROLLBACK');
+      return false;
+    }
+    try {
+      const result = await this.client.query('COMMIT');
+      this.client.release();
+      // COMMIT of an aborted transaction answers ROLLBACK without an error.
+      return result.command === 'COMMIT';
+    } catch (error) {
+      this.options.metrics?.failures('commit');
+      this.options.logger.warn({ err: error }, 'event history commit failed');
+      this.client.release(error instanceof Error ? error : new Error(String(error)));
+      return false;
+    }
+  }
+
+  async rollback(reason?: unknown): Promise<void> {
+    if (this.done) return;
+    this.done = true;
+    await this.finish('ROLLBACK', reason);
+  }
+
+  private async finish(statement: string, reason?: unknown): Promise<void> {
+    try {
+      await this.client.query(statement);
+      this.client.release(reason instanceof Error && isConnectionError(reason) ? reason : undefined);
+    } catch (error) {
+      this.client.release(error instanceof Error ? error : new Error(String(error)));
+    }
+  }
+}
+
+/** Errors after which a connection must not go back to the pool. */
+function isConnectionError(error: Error): boolean {
+  const code = (error as { code?: string }).code;
+  return code === undefined || code.startsWith('08') || code === '57P01';
+}
+
+/** The explained event, as it would be recorded: action, time and keys. */
+interface OwnEvent {
+  readonly action: string;
+  readonly at: number;
+  readonly keys: ReadonlySet<string>;
+}
+
+/**
+ * `/event/explain` records nothing (api.md §3), yet should show the counts the decision would see: the explained
+ * event is added wherever it would have been counted. valueChanged is compared only (the engine asks with store false).
+ */
+class ExplainingHistory implements EventHistory {
+  constructor(
+    private readonly reader: EventHistory,
+    private readonly hasher: HistoryHasher,
+    private readonly own: OwnEvent | null,
+  ) {}
+
+  async count(query: HistoryQuery, spans: readonly TimeSpan[]): Promise<readonly number[]> {
+    const counts = await this.reader.count(query, spans);
+    if (!this.matches(query)) return counts;
+    const at = this.own!.at;
+    return counts.map((count, index) => (spans[index]!.from <= at && at < spans[index]!.to ? count + 1 : count));
+  }
+
+  async occurrence(query: HistoryQuery, which: 'first' | 'last', before: number): Promise<number | null> {
+    const found = await this.reader.occurrence(query, which, before);
+    if (!this.matches(query) || this.own!.at >= before) return found;
+    const at = this.own!.at;
+    if (found === null) return at;
+    return which === 'first' ? Math.min(found, at) : Math.max(found, at);
+  }
+
+  valueChanged(request: ValueChangedRequest): Promise<boolean> {
+    return this.reader.valueChanged({ ...request, store: false });
+  }
+
+  private matches(query: HistoryQuery): boolean {
+    if (this.own === null || query.action !== this.own.action) return false;
+    const keys = this.own.keys;
+    return this.hasher.filterKeys(query.filters).every((key) => keys.has(key));
+  }
+}

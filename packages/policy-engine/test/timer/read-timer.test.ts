@@ -1,0 +1,141 @@
+import { readQuartzCron } from '../../src/timer/quartz';
+import { TIMER_NAMESPACE, loadTimer } from '../../src/timer/read-timer';
+
+const NS = `xmlns="${TIMER_NAMESPACE}" xmlns:parameter="http://www.mydata-control.de/4.0/parameter" xmlns:constant="http://www.mydata-control.de/4.0/constant"`;
+const timer = (attributes: string, body: string) => `<timer ${NS} ${attributes}>\n${body}\n</timer>`;
+
+describe('loadTimer', () => {
+  it('reads id, cron, description and events with constant parameters of every type', () => {
+    const outcome = loadTimer(
+      timer(
+        'id="urn:timer:acme:nightly" cron="0 30 2 ? * MON-FRI" description="every weekday"',
+        `<event action="urn:action:acme:cleanup">
+           <parameter:string name="scope" value="all"/>
+           <parameter:number name="days"><constant:number value="30"/></parameter:number>
+           <parameter:boolean name="dry"><constant:false/></parameter:boolean>
+           <parameter:object name="opts" value='{"a":1}'/>
+           <parameter:list name="ids" value="['x', 2]"/>
+           <parameter:string name="none"/>
+         </event>
+         <event action="urn:action:acme:report"/>`,
+      ),
+    );
+    expect(outcome).toEqual({
+      ok: true,
+      timer: {
+        id: 'urn:timer:acme:nightly',
+        solution: 'acme',
+        name: 'nightly',
+        description: 'every weekday',
+        cron: '0 30 2 ? * MON-FRI',
+        schedule: '0 30 2 ? * MON-FRI',
+        cronLocation: { line: 1, column: expect.any(Number) },
+        events: [
+          {
+            action: 'urn:action:acme:cleanup',
+            parameters: [
+              { name: 'scope', value: 'all' },
+              { name: 'days', value: 30 },
+              { name: 'dry', value: false },
+              { name: 'opts', value: { a: 1 } },
+              { name: 'ids', value: ['x', 2] },
+              { name: 'none', value: null },
+            ],
+          },
+          { action: 'urn:action:acme:report', parameters: [] },
+        ],
+      },
+    });
+  });
+
+  it('lists every problem with its location', () => {
+    const outcome = loadTimer(
+      timer(
+        'id="urn:policy:acme:x" cron="0 0" color="red"',
+        `<event action="urn:action:globex:y">
+           <parameter:number name="n" value="many"/>
+           <parameter:string name="e"><event:string xmlns:event="http://www.mydata-control.de/4.0/event" eventParameter="a" default=""/></parameter:string>
+         </event>
+         <event/>
+         <mechanism/>
+         stray`,
+      ),
+    );
+    expect(outcome.ok).toBe(false);
+    if (outcome.ok) return;
+    expect(outcome.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ['invalid_urn', 1],
+      ['invalid_attribute', 1],
+      ['unknown_attribute', 1],
+      ['invalid_attribute', 3],
+      ['unsupported_element', 4],
+      ['missing_attribute', 6],
+      ['unknown_element', 7],
+      // libxml2 locates a text node where it ends.
+      ['unexpected_text', 9],
+    ]);
+    expect(outcome.diagnostics[0]!.message).toBe('`urn:policy:acme:x` is not a timer id; expected `urn:timer:<solution>:<name>`');
+    expect(outcome.diagnostics.every((d) => d.column !== undefined || d.code === 'unexpected_text')).toBe(true);
+  });
+
+  it('applies the solution rule to every action', () => {
+    const outcome = loadTimer(timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:globex:y"/>'));
+    expect(outcome.ok).toBe(false);
+    if (!outcome.ok) expect(outcome.diagnostics).toEqual([expect.objectContaining({ code: 'solution_mismatch', line: 2 })]);
+  });
+
+  it('refuses a wrong root, an empty timer, repeated parameters and mismatched constants', () => {
+    const wrongRoot = loadTimer('<policy xmlns="http://www.mydata-control.de/4.0/mydataLanguage" id="urn:policy:acme:p"/>');
+    expect(!wrongRoot.ok && wrongRoot.diagnostics[0]!.code).toBe('wrong_root');
+    const empty = loadTimer(timer('id="urn:timer:acme:t" cron="* * * * * ?"', ''));
+    expect(!empty.ok && empty.diagnostics.map((d) => d.code)).toEqual(['missing_element']);
+    const repeated = loadTimer(
+      timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:acme:a"><parameter:string name="p" value="1"/><parameter:string name="p" value="2"/></event>'),
+    );
+    expect(!repeated.ok && repeated.diagnostics.map((d) => d.code)).toEqual(['invalid_attribute']);
+    const mismatch = loadTimer(
+      timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:acme:a"><parameter:string name="p"><constant:true/></parameter:string></event>'),
+    );
+    expect(!mismatch.ok && mismatch.diagnostics.map((d) => d.code)).toEqual(['type_mismatch']);
+  });
+
+  it('reads hardened: a DOCTYPE is refused before anything else', () => {
+    const outcome = loadTimer(`<!DOCTYPE timer [<!ENTITY x "y">]>${timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:acme:a"/>')}`);
+    expect(!outcome.ok && outcome.diagnostics[0]!.code).toBe('doctype_forbidden');
+    expect(loadTimer(42 as unknown as string)).toEqual({ ok: false, diagnostics: [expect.objectContaining({ code: 'invalid_input' })] });
+  });
+});
+
+describe('readQuartzCron', () => {
+  it.each([
+    ['0 0 12 * * ?', '0 0 12 * * ?'],
+    ['0 15 10 ? * 2-6', '0 15 10 ? * 1-5'],
+    ['0 0 0 ? * 1,7', '0 0 0 ? * 0,6'],
+    ['0 0 0 ? * 6#3', '0 0 0 ? * 5#3'],
+    ['0 0 0 ? * 6L', '0 0 0 ? * 5L'],
+    ['0 0 0 ? * L', '0 0 0 ? * 6'],
+    ['0 0 0 ? * 2/2', '0 0 0 ? * 1/2'],
+    ['0 0 0 L * ?', '0 0 0 L * ?'],
+    ['0 0 0 ? jan,dec mon', '0 0 0 ? JAN,DEC MON'],
+    ['  */5   * * * * ?  *', '*/5 * * * * ?'],
+  ])('translates %s to %s', (quartz, cronParser) => {
+    expect(readQuartzCron(quartz)).toEqual({ ok: true, value: { quartz: quartz.trim().split(/\s+/).join(' '), cronParser } });
+  });
+
+  it.each([
+    ['', /empty/],
+    ['@daily', /shortcuts/],
+    ['* * * * *', /5 fields/],
+    ['0 0 0 1 * MON', /both given/],
+    ['0 0 0 15W * ?', /`W` or `L-n`/],
+    ['0 0 0 ? * 0', /not a quartz day of week/],
+    ['0 0 0 ? * 8', /not a quartz day of week/],
+    ['0 0 0 * * ? 2030', /year field/],
+    ['H * * * * ?', /`H`/],
+    ['0 0 0 ? * 1%', /character/],
+  ])('refuses %j', (text, problem) => {
+    const read = readQuartzCron(text);
+    expect(read.ok).toBe(false);
+    if (!read.ok) expect(read.problem).toMatch(problem);
+  });
+});
