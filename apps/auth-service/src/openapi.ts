@@ -1,4 +1,4 @@
-import { ALL_SCOPES, TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER } from '@custos/contracts';
+import { ALL_SCOPES, TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, problemSchema } from '@custos/contracts';
 import { TOKEN_LIFETIME_SECONDS } from './oauth/access-token';
 import { CLIENT_BODY_LIMIT, createClientSchema, MAX_DESCRIPTION } from './routes/clients';
 import { JWKS_MAX_AGE_SECONDS } from './routes/jwks';
@@ -297,25 +297,7 @@ export const openapi = {
         required: ['ready'],
         properties: { ready: { type: 'boolean' }, database: { type: 'boolean' }, signingKey: { type: 'boolean' } },
       },
-      Problem: {
-        type: 'object',
-        required: ['type', 'title', 'status', 'detail', 'code'],
-        properties: {
-          type: { type: 'string', examples: ['urn:custos:problem:invalid_request'] },
-          title: { type: 'string' },
-          status: { type: 'integer' },
-          detail: { type: 'string' },
-          code: { type: 'string' },
-          errors: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['message'],
-              properties: { message: { type: 'string' }, path: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' } },
-            },
-          },
-        },
-      },
+      Problem: problemSchema,
     },
   },
 } as const;

@@ -1,4 +1,4 @@
-import { COMPONENT_TYPES, SCOPES } from '@custos/contracts';
+import { COMPONENT_TYPES, SCOPES, problemSchema } from '@custos/contracts';
 import { componentSchema, interfaceSchema, pepInterfaceSchema } from './routes/component-schema';
 
 /** OpenAPI 3.1 description of everything pap-service serves (api.md §4, §5). */
@@ -89,30 +89,7 @@ export const openapi = {
       },
     },
     schemas: {
-      Problem: {
-        type: 'object',
-        required: ['type', 'title', 'status', 'detail', 'code'],
-        properties: {
-          type: { type: 'string', examples: ['urn:custos:problem:invalid_policy'] },
-          title: { type: 'string' },
-          status: { type: 'integer' },
-          detail: { type: 'string' },
-          code: { type: 'string' },
-          errors: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['message'],
-              properties: {
-                message: { type: 'string' },
-                line: { type: 'integer' },
-                column: { type: 'integer' },
-                path: { type: 'string' },
-              },
-            },
-          },
-        },
-      },
+      Problem: problemSchema,
       Component: componentSchema,
       PepInterfaceDescription: pepInterfaceSchema,
       InterfaceDescription: interfaceSchema,

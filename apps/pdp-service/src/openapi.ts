@@ -1,4 +1,4 @@
-import { HEADERS, MIN_REVISION_WAIT_MS, eventSchema } from '@custos/contracts';
+import { HEADERS, MIN_REVISION_WAIT_MS, eventSchema, problemSchema } from '@custos/contracts';
 import { replicaStatusSchema } from './routes/status';
 
 const problem = (description: string) => ({
@@ -333,26 +333,7 @@ export const openapi = {
           natsConnected: { type: 'boolean' },
         },
       },
-      Problem: {
-        type: 'object',
-        description: 'RFC 9457 problem details',
-        required: ['type', 'title', 'status', 'detail', 'code'],
-        properties: {
-          type: { type: 'string', description: '`urn:custos:problem:<code>`' },
-          title: { type: 'string' },
-          status: { type: 'integer' },
-          detail: { type: 'string' },
-          code: { type: 'string' },
-          errors: {
-            type: 'array',
-            items: {
-              type: 'object',
-              required: ['message'],
-              properties: { message: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' }, path: { type: 'string' } },
-            },
-          },
-        },
-      },
+      Problem: problemSchema,
     },
   },
 } as const;

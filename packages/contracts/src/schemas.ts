@@ -55,3 +55,26 @@ export const eventSchema = {
   },
   additionalProperties: true,
 } as const;
+
+/** RFC 9457 problem details as every Custos error answer carries them (api.md §5), for OpenAPI documents. */
+export const problemSchema = {
+  type: 'object',
+  description: 'RFC 9457 problem details',
+  required: ['type', 'title', 'status', 'detail', 'code'],
+  properties: {
+    type: { type: 'string', description: '`urn:custos:problem:<code>`', examples: ['urn:custos:problem:invalid_policy'] },
+    title: { type: 'string' },
+    status: { type: 'integer' },
+    detail: { type: 'string' },
+    code: { type: 'string' },
+    errors: {
+      type: 'array',
+      description: 'every problem found, located by line and column (policies) or path (JSON bodies)',
+      items: {
+        type: 'object',
+        required: ['message'],
+        properties: { message: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' }, path: { type: 'string' } },
+      },
+    },
+  },
+} as const;

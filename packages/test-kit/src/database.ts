@@ -28,15 +28,7 @@ export async function createTestDatabase(prefix = 'custos_test'): Promise<TestDa
   return {
     name,
     url: withDatabase(TEST_SERVER_URL, name),
-    drop: async () => {
-      const client = new Client({ connectionString: withDatabase(TEST_SERVER_URL, 'postgres') });
-      await client.connect();
-      try {
-        await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      } finally {
-        await client.end();
-      }
-    },
+    drop: () => dropDatabase(name),
   };
 }
 
