@@ -327,9 +327,7 @@ export async function startCore({ label = 'bench' } = {}) {
     services.push(pap);
     // A real token from the real /oauth/token (client credentials of the bootstrapped admin).
     const token = await kit.clientToken(auth.url, ADMIN.id, ADMIN.secret);
-    // One call alone first: the token verifier fetches the JWKS on the first token it sees, and
-    // requests that arrive while that fetch is in flight are refused (service-kit JwksClient.key
-    // does not wait for an in-flight refresh), which would turn a concurrent start into 401s.
+    // One authenticated call first, so the verifier's key fetch is not part of any measurement.
     await warmVerifier(`${pap.url}/ws/policy-ids`, token, 'GET');
     const pdps = [];
     const core = {
@@ -346,7 +344,7 @@ export async function startCore({ label = 'bench' } = {}) {
         services.push(pdp);
         pdps.push(pdp);
         pdp.rssAtReadyMb = rssMb(pdp.pid);
-        // See warmVerifier: the first token a pdp sees must come alone.
+        // As for pap: the key fetch happens before, not during, the measurement.
         await warmVerifier(`${pdp.url}/event`, token, 'POST', eventJson('warm-up'));
         return pdp;
       },
