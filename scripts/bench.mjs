@@ -1,10 +1,10 @@
 // The benchmark suite of issue 6 (`npm run bench` builds first, then runs this).
 //
-//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,scale,management,soak]
+//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,scale,management,history,soak]
 //                          [--soak [minutes]] [--profile] [--json <file>]
 //
 // Runs, in order: engine (packages/policy-engine/bench/decide.mjs, when it exists), http, propagation,
-// scale, management; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak.
+// scale, management, history; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak.
 // Each benchmark prints its figures beside the floor or baseline measured in the same run, then a
 // summary of every target. Every process, database and NATS stream a benchmark starts is removed
 // afterwards, also on failure and on Ctrl-C. PostgreSQL and NATS are the machine's, on their standard
@@ -15,8 +15,8 @@ import { loadavg, cpus } from 'node:os';
 import path from 'node:path';
 import * as lib from './bench/lib.mjs';
 
-const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'soak'];
-const DEFAULT = ['engine', 'http', 'propagation', 'scale', 'management'];
+const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'soak'];
+const DEFAULT = ['engine', 'http', 'propagation', 'scale', 'management', 'history'];
 const ENGINE_BENCH = path.join(lib.ROOT, 'packages', 'policy-engine', 'bench', 'decide.mjs');
 
 const USAGE = `usage: node scripts/bench.mjs [--quick] [--only <${ALL.join('|')}>[,...]] [--soak [minutes]] [--profile] [--json <file>]
