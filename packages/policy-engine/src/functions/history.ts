@@ -49,14 +49,26 @@ export function countValue(spec: CountSpec): EvaluateAsync<JsonValue> {
   return (context) => drive(countSteps(spec, context));
 }
 
-function* countSteps(spec: CountSpec, context: EvaluationContext): Steps<number> {
-  const ready = readyHistory(context, 'count');
+/** What `count` and `continuousOccurrence` both start from: the history port, the query and the span. */
+function* spanQuerySteps(
+  spec: CountSpec | ContinuousSpec,
+  context: EvaluationContext,
+  element: 'count' | 'continuousOccurrence',
+): Steps<{ history: EventHistory; query: HistoryQuery; span: TimeSpan }> {
+  const ready = readyHistory(context, element);
   if (isFailure(ready)) return ready;
   const { history, now } = ready;
   const query = (yield* querySteps(spec.policyId, spec.occurrence, context)) as HistoryQuery | EvaluationFailure;
   if (isFailure(query)) return query;
   const span = (yield* spanSteps(spec, history, now, context)) as TimeSpan | EvaluationFailure;
   if (isFailure(span)) return span;
+  return { history, query, span };
+}
+
+function* countSteps(spec: CountSpec, context: EvaluationContext): Steps<number> {
+  const start = yield* spanQuerySteps(spec, context, 'count');
+  if (isFailure(start)) return start;
+  const { history, query, span } = start;
   const counts = (yield askCounts(history, query, [span])) as readonly number[] | EvaluationFailure;
   if (isFailure(counts)) return counts;
   const count = counts[0]!;
@@ -70,13 +82,9 @@ export function continuousOccurrenceValue(spec: ContinuousSpec): EvaluateAsync<J
 }
 
 function* continuousSteps(spec: ContinuousSpec, context: EvaluationContext): Steps<boolean> {
-  const ready = readyHistory(context, 'continuousOccurrence');
-  if (isFailure(ready)) return ready;
-  const { history, now } = ready;
-  const query = (yield* querySteps(spec.policyId, spec.occurrence, context)) as HistoryQuery | EvaluationFailure;
-  if (isFailure(query)) return query;
-  const span = (yield* spanSteps(spec, history, now, context)) as TimeSpan | EvaluationFailure;
-  if (isFailure(span)) return span;
+  const start = yield* spanQuerySteps(spec, context, 'continuousOccurrence');
+  if (isFailure(start)) return start;
+  const { history, query, span } = start;
   const windows = windowsOf(span, spec.intervalMs, MAX_WINDOWS);
   if (windows === null) {
     return new EvaluationFailure(
