@@ -1,6 +1,5 @@
-import { ERROR_CODES } from '@custos/contracts';
 import { loadPolicy, type CompiledPolicy } from '@custos/policy-engine';
-import { problems } from '@custos/service-kit';
+import { invalidDocument } from './invalid-document';
 import type { PolicyRecord } from '../store/policies';
 
 /** Policy bodies up to 5 MiB (api.md §4). */
@@ -13,17 +12,7 @@ export const POLICY_BODY_LIMIT = 5 * 1024 * 1024;
 export function validatePolicy(xml: string): CompiledPolicy {
   const outcome = loadPolicy(xml);
   if (outcome.ok) return outcome.policy;
-  const errors = outcome.diagnostics.map((d) => ({
-    message: d.message,
-    ...(d.line !== undefined ? { line: d.line } : {}),
-    ...(d.column !== undefined ? { column: d.column } : {}),
-  }));
-  const count = errors.length;
-  throw problems.badRequest(
-    ERROR_CODES.invalidPolicy,
-    count === 0 ? 'the policy is not valid' : `the policy is not valid: ${count} problem${count === 1 ? '' : 's'}`,
-    errors.length > 0 ? errors : [{ message: 'the policy was rejected' }],
-  );
+  throw invalidDocument('policy', outcome.diagnostics);
 }
 
 export const toRecord = (policy: CompiledPolicy, xml: string): PolicyRecord => ({

@@ -1,7 +1,6 @@
 import { CronExpressionParser } from 'cron-parser';
-import { ERROR_CODES } from '@custos/contracts';
 import { loadTimer, type Diagnostic, type TimerDocument } from '@custos/policy-engine';
-import { problems } from '@custos/service-kit';
+import { invalidDocument } from './invalid-document';
 import type { TimerRecord } from '../store/timers';
 
 /** Timer bodies up to 5 MiB, as policies (the hardened reader refuses anything larger anyway). */
@@ -36,17 +35,7 @@ export function validateTimer(xml: string): TimerDocument {
   const outcome = loadTimer(xml);
   const diagnostics = outcome.ok ? [cronDiagnostic(outcome.timer)].filter((d): d is Diagnostic => d !== null) : outcome.diagnostics;
   if (outcome.ok && diagnostics.length === 0) return outcome.timer;
-  const errors = diagnostics.map((d) => ({
-    message: d.message,
-    ...(d.line !== undefined ? { line: d.line } : {}),
-    ...(d.column !== undefined ? { column: d.column } : {}),
-  }));
-  const count = errors.length;
-  throw problems.badRequest(
-    ERROR_CODES.invalidPolicy,
-    `the timer is not valid: ${count} problem${count === 1 ? '' : 's'}`,
-    errors.length > 0 ? errors : [{ message: 'the timer was rejected' }],
-  );
+  throw invalidDocument('timer', diagnostics);
 }
 
 export const toTimerRecord = (timer: TimerDocument, xml: string): TimerRecord => ({
