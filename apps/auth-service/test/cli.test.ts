@@ -114,6 +114,12 @@ describe('clients CLI', () => {
     expect((await cli(['delete', 'a\u0000b'])).code).toBe(1);
   });
 
+  it('reads a key id that begins with a dash as a value, not an option', async () => {
+    // Key ids are base64url thumbprints; about one in 32 begins with `-`.
+    const answer = await cli(['retire-key', '-bNUdOpu313oHmSRlcdd1K3WDX9GWdaNQzYITqtm1Hw']);
+    expect(answer).toMatchObject({ code: 1, err: expect.stringContaining('no published key `-bNUdOpu313oHmSRlcdd1K3WDX9GWdaNQzYITqtm1Hw`') });
+  });
+
   it('rotate-key, keys and retire-key', async () => {
     const rotated = JSON.parse((await cli(['rotate-key', '--activate-in', '0', '--json'])).out) as {
       key: { kid: string; state: string };

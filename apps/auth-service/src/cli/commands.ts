@@ -68,10 +68,21 @@ function describeProblem(problem: HttpProblem, output: CliOutput): void {
   for (const error of problem.errors ?? []) output.err(`  ${error.path ? `${error.path}: ` : ''}${error.message}`);
 }
 
+/**
+ * Key ids are base64url and may begin with `-`, which parseArgs would read as an option. This CLI has no
+ * short options, so a token with a single leading dash is always a value: it goes after `--`.
+ */
+function withDashedValuesLast(argv: readonly string[]): string[] {
+  const isDashedValue = (token: string) => /^-[^-]/.test(token);
+  const dashed = argv.filter(isDashedValue);
+  const others = argv.filter((token) => !isDashedValue(token));
+  return dashed.length === 0 ? others : [...others, '--', ...dashed];
+}
+
 /** Runs one command against the database behind `pool`; returns the exit code. */
 export async function runCommand(pool: Pool, argv: readonly string[], output: CliOutput): Promise<number> {
   const { values, positionals } = parseArgs({
-    args: [...argv],
+    args: withDashedValuesLast(argv),
     allowPositionals: true,
     strict: true,
     options: {
