@@ -3,7 +3,7 @@ import type { DecisionProgram, ExecutionProgram, MechanismProgram } from '../com
 import { isFailure, type EvaluationContext, type EvaluationFailure } from '../functions/evaluation';
 import { drive, type MaybePromise } from '../functions/maybe';
 import { evaluateParameters } from '../functions/parameters';
-import { ELSE_BRANCH, NO_BRANCH, outcome, type MechanismOutcome } from './mechanism-outcome';
+import { ELSE_BRANCH, NO_BRANCH, settleOutcome, type MechanismOutcome } from './mechanism-outcome';
 
 type Steps<T> = Generator<unknown, T, unknown>;
 
@@ -53,12 +53,11 @@ function* mechanismSteps(mechanism: MechanismProgram, context: EvaluationContext
   failure ??= unconditional.failure;
   if (unconditional.planned.length > 0) executions = executions.concat(unconditional.planned);
 
-  const trace = context.trace;
-  if (failure !== null) {
-    return outcome(mechanism, branch, conditions, 'error', 0, [], unconditional.planned, null, failure.message, trace);
-  }
-  if (chosen === null) return outcome(mechanism, branch, conditions, 'none', 0, modifiers, executions, null, null, trace);
-  return outcome(mechanism, branch, conditions, chosen.verdict, chosen.delayMs, modifiers, executions, chosen.reason, null, trace);
+  return settleOutcome(
+    mechanism,
+    { branch, conditions, chosen, failure, modifiers, executions, unconditional: unconditional.planned },
+    context.trace,
+  );
 }
 
 function* decisionSteps(

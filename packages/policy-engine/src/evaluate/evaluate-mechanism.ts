@@ -2,7 +2,7 @@ import type { BranchTaken, EngineModifier, PlannedExecution } from '../api';
 import type { DecisionProgram, ExecutionProgram, MechanismProgram } from '../compile/program';
 import { isFailure, type Evaluate, type EvaluationContext, type EvaluationFailure } from '../functions/evaluation';
 import { evaluateParametersSync } from '../functions/parameters';
-import { ELSE_BRANCH, NO_BRANCH, outcome, type MechanismOutcome } from './mechanism-outcome';
+import { ELSE_BRANCH, NO_BRANCH, settleOutcome, type MechanismOutcome } from './mechanism-outcome';
 
 /**
  * Runs one synchronous mechanism for an event: the first true condition picks its branch, else the `else`, else
@@ -47,12 +47,11 @@ export function evaluateMechanism(mechanism: MechanismProgram, context: Evaluati
   failure ??= unconditional.failure;
   if (unconditional.planned.length > 0) executions = executions.concat(unconditional.planned);
 
-  const trace = context.trace;
-  if (failure !== null) {
-    return outcome(mechanism, branch, conditions, 'error', 0, [], unconditional.planned, null, failure.message, trace);
-  }
-  if (chosen === null) return outcome(mechanism, branch, conditions, 'none', 0, modifiers, executions, null, null, trace);
-  return outcome(mechanism, branch, conditions, chosen.verdict, chosen.delayMs, modifiers, executions, chosen.reason, null, trace);
+  return settleOutcome(
+    mechanism,
+    { branch, conditions, chosen, failure, modifiers, executions, unconditional: unconditional.planned },
+    context.trace,
+  );
 }
 
 function materializeDecision(

@@ -51,3 +51,26 @@ export function outcome(
     trace,
   };
 }
+
+/**
+ * The outcome once a walk is done, shared by the synchronous and the asynchronous walk: a failure drops the
+ * branch's modifiers and executes but keeps the unconditional executes that could be planned (§3, §7.4).
+ */
+export function settleOutcome(
+  mechanism: { readonly policyId: string; readonly index: number; readonly event: string },
+  walk: {
+    branch: BranchTaken;
+    conditions: MechanismOutcome['conditions'];
+    chosen: { readonly verdict: 'allow' | 'inhibit' | 'none'; readonly delayMs: number; readonly reason: string | null } | null;
+    failure: { readonly message: string } | null;
+    modifiers: EngineModifier[];
+    executions: PlannedExecution[];
+    unconditional: PlannedExecution[];
+  },
+  trace: Trace | null,
+): MechanismOutcome {
+  const { branch, conditions, chosen, failure, modifiers, executions, unconditional } = walk;
+  if (failure !== null) return outcome(mechanism, branch, conditions, 'error', 0, [], unconditional, null, failure.message, trace);
+  if (chosen === null) return outcome(mechanism, branch, conditions, 'none', 0, modifiers, executions, null, null, trace);
+  return outcome(mechanism, branch, conditions, chosen.verdict, chosen.delayMs, modifiers, executions, chosen.reason, null, trace);
+}
