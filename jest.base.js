@@ -8,7 +8,7 @@ module.exports = (dir) => ({
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: path.join(dir, 'tsconfig.json') }] },
   moduleNameMapper: {
-    '^@custos/(contracts|service-kit|policy-engine|test-kit)$': path.join(__dirname, 'packages/$1/src/index.ts'),
+    '^@custos/(contracts|service-kit|policy-engine|test-kit|pep|cli)$': path.join(__dirname, 'packages/$1/src/index.ts'),
   },
   testTimeout: 30000,
 });

@@ -1,0 +1,2 @@
+/** The PEP SDK: ask Custos for decisions and enforce them. */
+export {};

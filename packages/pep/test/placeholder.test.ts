@@ -1,0 +1,3 @@
+test('the package loads', async () => {
+  await expect(import('../src/index')).resolves.toBeDefined();
+});
