@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     verifier,
     logger,
     metrics,
-    onDeployedSetChange: () => publisher.wake(),
+    onChange: () => publisher.wake(),
     natsState: () => link.state(),
   });
   publisher.start();

@@ -21,6 +21,8 @@ export interface Harness {
   verifier: TokenVerifier;
   logger: Logger;
   metrics: ServiceMetrics;
+  /** What the app was built from, to build another app on the same parts. */
+  deps: AppDeps;
   app: Express;
   /** A token with every scope for solution `acme` unless told otherwise. */
   token(options?: MintOptions): string;
@@ -38,7 +40,8 @@ export async function startHarness(extra: Partial<AppDeps> = {}): Promise<Harnes
   const authority = await new TestAuthority().start();
   const verifier = new TokenVerifier({ jwksUrl: authority.jwksUrl });
   const metrics = createMetrics(SERVICE_NAME, false);
-  const app = createApp({ pool, verifier, logger, metrics, ...extra });
+  const deps: AppDeps = { pool, verifier, logger, metrics, onChange: () => undefined, natsState: () => 'unknown', ...extra };
+  const app = createApp(deps);
   const token = (options: MintOptions = {}) => authority.mint({ scopes: ALL_SCOPES, solutions: ['acme'], ...options });
   return {
     db,
@@ -47,6 +50,7 @@ export async function startHarness(extra: Partial<AppDeps> = {}): Promise<Harnes
     verifier,
     logger,
     metrics,
+    deps,
     app,
     token,
     bearer: (options) => `Bearer ${token(options)}`,
