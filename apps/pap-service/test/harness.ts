@@ -1,18 +1,17 @@
-import path from 'node:path';
 import type { Express } from 'express';
 import type { Pool } from 'pg';
 import { ALL_SCOPES } from '@custos/contracts';
-import { createLogger, createMetrics, createPool, migrate, TokenVerifier, type Logger, type ServiceMetrics } from '@custos/service-kit';
+import { createLogger, createMetrics, type Logger, type ServiceMetrics, type TokenVerifier } from '@custos/service-kit';
 import { createTestDatabase, TestAuthority, type MintOptions, type TestDatabase } from '@custos/test-kit';
-import { createApp, SERVICE_NAME, type AppDeps } from '../src/app';
+import { SERVICE_NAME, type AppDeps } from '../src/app';
+import { composePap, type PapOverrides } from '../src/compose';
+import { readPapConfig } from '../src/config';
 
 /** Logs go nowhere unless LOG_LEVEL asks for them (then to stderr). */
 export function testLogger(): Logger {
   const level = process.env.LOG_LEVEL ?? 'silent';
   return createLogger(SERVICE_NAME, level, { write: (line: string) => void process.stderr.write(line) });
 }
-
-export const MIGRATIONS = path.join(__dirname, '..', 'migrations');
 
 export interface Harness {
   db: TestDatabase;
@@ -21,6 +20,8 @@ export interface Harness {
   verifier: TokenVerifier;
   logger: Logger;
   metrics: ServiceMetrics;
+  /** What the app was composed of, to build another app on the same parts. */
+  deps: AppDeps;
   app: Express;
   /** A token with every scope for solution `acme` unless told otherwise. */
   token(options?: MintOptions): string;
@@ -29,17 +30,24 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A fresh database with pap's schema, a JWKS server and an app on them. */
-export async function startHarness(extra: Partial<AppDeps> = {}): Promise<Harness> {
-  const logger = testLogger();
+/**
+ * A fresh database with pap's schema, a JWKS server and a pap composed on them as main.ts composes it, without
+ * propagation: tests that need a publisher start their own and pass its wake-up as `onChange`.
+ */
+export async function startHarness(overrides: PapOverrides = {}): Promise<Harness> {
   const db = await createTestDatabase('pap_test');
-  await migrate({ databaseUrl: db.url, schema: 'pap', dir: MIGRATIONS, logger });
-  const pool = createPool(db.url, logger, { max: 20 });
   const authority = await new TestAuthority().start();
-  const verifier = new TokenVerifier({ jwksUrl: authority.jwksUrl });
-  const metrics = createMetrics(SERVICE_NAME, false);
-  const app = createApp({ pool, verifier, logger, metrics, ...extra });
+  const config = readPapConfig({ DATABASE_URL: db.url, AUTH_URL: authority.url });
+  const pap = composePap(config, {
+    logger: testLogger(),
+    metrics: createMetrics(SERVICE_NAME, false),
+    pool: { max: 20 },
+    propagation: false,
+    ...overrides,
+  });
+  await pap.start();
   const token = (options: MintOptions = {}) => authority.mint({ scopes: ALL_SCOPES, solutions: ['acme'], ...options });
+  const { pool, verifier, logger, metrics } = pap.deps;
   return {
     db,
     pool,
@@ -47,11 +55,12 @@ export async function startHarness(extra: Partial<AppDeps> = {}): Promise<Harnes
     verifier,
     logger,
     metrics,
-    app,
+    deps: pap.deps,
+    app: pap.app,
     token,
     bearer: (options) => `Bearer ${token(options)}`,
     close: async () => {
-      await pool.end();
+      await pap.stop();
       await authority.stop();
       await db.drop();
     },

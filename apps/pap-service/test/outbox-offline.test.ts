@@ -2,11 +2,13 @@ import request from 'supertest';
 import type { Express } from 'express';
 import type { NatsConnection } from 'nats';
 import { policySubjects } from '@custos/contracts';
+import { createMetrics } from '@custos/service-kit';
 import { freePort, startOwnNatsServer, TEST_NATS_URL, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
-import { createApp } from '../src/app';
+import { createApp, SERVICE_NAME } from '../src/app';
 import { NatsLink } from '../src/propagation/nats-link';
 import { OutboxPublisher } from '../src/propagation/outbox-publisher';
-import { deployPolicy } from '../src/store/policies';
+import { POLICY_KIND } from '../src/documents/policy-kind';
+import { DocumentStore } from '../src/store/documents';
 import { outbox, policyXml, startHarness, type Harness } from './harness';
 import { ChangeCollector, connectLink, connectTest } from './nats-helpers';
 
@@ -26,13 +28,7 @@ afterAll(async () => {
 
 /** An app whose changes wake `publisher`, like main.ts wires it. */
 function appFor(publisher: OutboxPublisher, link: NatsLink): Express {
-  return createApp({
-    pool: h.pool,
-    verifier: h.verifier,
-    logger: h.logger,
-    onDeployedSetChange: () => publisher.wake(),
-    natsState: () => link.state(),
-  });
+  return createApp({ ...h.deps, metrics: createMetrics(SERVICE_NAME, false), onChange: () => publisher.wake(), natsState: () => link.state() });
 }
 
 async function deployNew(app: Express, id: string): Promise<string> {
@@ -104,7 +100,7 @@ test('a publish that fails is retried with backoff until JetStream takes it', as
     expect((await jsm.streams.info(stream)).config.name).toBe(stream);
     // The stream disappears behind the publisher's back: the next publish fails.
     await jsm.streams.delete(stream);
-    const deployed = await deployPolicy(h.pool, 'urn:policy:acme:one');
+    const deployed = await new DocumentStore(h.pool, POLICY_KIND.table, () => undefined).deploy('urn:policy:acme:one');
     expect(deployed.changed).toBe(true);
     const failed = await publisher.pump();
     expect(failed.kind).toBe('failed');

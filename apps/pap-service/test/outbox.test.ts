@@ -5,7 +5,8 @@ import { TEST_NATS_URL, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
 import type { NatsLink } from '../src/propagation/nats-link';
 import { OUTBOX_LOCK_KEY, OutboxPublisher } from '../src/propagation/outbox-publisher';
 import { ensurePolicyStream } from '../src/propagation/stream';
-import { deployPolicy, insertPolicy, revokePolicy } from '../src/store/policies';
+import { POLICY_KIND, type PolicyMetadata } from '../src/documents/policy-kind';
+import { DocumentStore } from '../src/store/documents';
 import { readStats } from '../src/store/stats';
 import { outbox, policyXml, startHarness, type Harness } from './harness';
 import { ChangeCollector, connectLink, connectTest } from './nats-helpers';
@@ -17,11 +18,14 @@ let link: NatsLink;
 let nc: NatsConnection;
 let publisher: OutboxPublisher;
 let collector: ChangeCollector;
+/** The policy store on its own, waking no publisher: only the one a test pumps sends what it changes. */
+let policies: DocumentStore<PolicyMetadata>;
 const extraPublishers: OutboxPublisher[] = [];
 const extraPrefixes: string[] = [];
 
 beforeAll(async () => {
-  h = await startHarness({ onDeployedSetChange: () => publisher.wake() });
+  h = await startHarness({ onChange: () => publisher.wake() });
+  policies = new DocumentStore(h.pool, POLICY_KIND.table, () => undefined);
   prefix = uniqueNatsPrefix();
   subjects = policySubjects(prefix);
   link = await connectLink(TEST_NATS_URL, h.logger);
@@ -124,9 +128,9 @@ test('publishing again after a crash before marking is dropped as a duplicate', 
 
 test('a change too large for one message goes out as resync', async () => {
   const id = 'urn:policy:acme:large';
-  expect(await insertPolicy(h.pool, { id, solution: 'acme', name: null, description: null, xml: policyXml(id) })).toBe(true);
+  expect(await policies.insert({ id, solution: 'acme', name: null, description: null, xml: policyXml(id) })).toBe(true);
   // Through the store, so only the publisher under test is woken.
-  const deployed = await deployPolicy(h.pool, id);
+  const deployed = await policies.deploy(id);
   expect(deployed.revision).toBe(6);
   const small = extra({ maxMessageBytes: 64 });
   expect(await small.pump()).toEqual({ kind: 'published', count: 1 });
@@ -137,7 +141,7 @@ test('a change too large for one message goes out as resync', async () => {
 
 test('the timer publishes changes committed without a wake-up (e.g. by another pap)', async () => {
   const timed = extra({ intervalMs: 100 }).start();
-  const outcome = await revokePolicy(h.pool, 'urn:policy:acme:large');
+  const outcome = await policies.revoke('urn:policy:acme:large');
   expect(outcome.revision).toBe(7);
   const received = await collector.waitForCount(7);
   expect(received[6]!.change).toEqual({ revision: 7, type: 'revoke', policyId: 'urn:policy:acme:large' });
@@ -148,7 +152,7 @@ test('only the holder of the publisher lock publishes', async () => {
   const other = await h.pool.connect();
   try {
     await other.query('SELECT pg_advisory_lock($1::bigint)', [OUTBOX_LOCK_KEY]);
-    await deployPolicy(h.pool, 'urn:policy:acme:large');
+    await policies.deploy('urn:policy:acme:large');
     expect(await publisher.pump()).toEqual({ kind: 'busy' });
     expect((await outbox(h.pool)).at(-1)).toEqual(expect.objectContaining({ revision: 8, published: false }));
     await other.query('SELECT pg_advisory_unlock($1::bigint)', [OUTBOX_LOCK_KEY]);
@@ -160,8 +164,8 @@ test('only the holder of the publisher lock publishes', async () => {
 });
 
 test('old published rows are pruned, the newest ones kept', async () => {
-  await revokePolicy(h.pool, 'urn:policy:acme:large');
-  await deployPolicy(h.pool, 'urn:policy:acme:large');
+  await policies.revoke('urn:policy:acme:large');
+  await policies.deploy('urn:policy:acme:large');
   const pruner = extra({ keepPublished: 3 });
   expect(await pruner.pump()).toEqual({ kind: 'published', count: 2 });
   expect((await outbox(h.pool)).map((e) => e.revision)).toEqual([8, 9, 10]);

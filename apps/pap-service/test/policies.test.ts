@@ -5,7 +5,7 @@ import { dump, outbox, policyXml, revision, startHarness, type Harness } from '.
 let h: Harness;
 let changes = 0;
 beforeAll(async () => {
-  h = await startHarness({ onDeployedSetChange: () => void changes++ });
+  h = await startHarness({ onChange: () => void changes++ });
 });
 afterAll(async () => {
   await h.close();

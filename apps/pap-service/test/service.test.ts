@@ -1,7 +1,7 @@
 import request from 'supertest';
-import { createPool } from '@custos/service-kit';
+import { createMetrics, createPool } from '@custos/service-kit';
 import { unusedDatabaseUrl } from '@custos/test-kit';
-import { createApp } from '../src/app';
+import { createApp, SERVICE_NAME } from '../src/app';
 import { openapi } from '../src/openapi';
 import { policyXml, startHarness, type Harness } from './harness';
 
@@ -23,7 +23,7 @@ test('live and ready without a token', async () => {
 test('not ready when the database is unreachable, and NATS state is still reported', async () => {
   const pool = createPool(unusedDatabaseUrl('pap_missing').url, h.logger, { connectionTimeoutMillis: 2000 });
   try {
-    const app = createApp({ pool, verifier: h.verifier, logger: h.logger, natsState: () => 'reconnecting' });
+    const app = createApp({ ...h.deps, metrics: createMetrics(SERVICE_NAME, false), pool, natsState: () => 'reconnecting' });
     const ready = await request(app).get('/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body).toEqual({ ready: false, database: 'down', nats: 'reconnecting' });

@@ -15,7 +15,10 @@ export interface RouteContext {
   pool: Pool;
   verifier: TokenVerifier;
   logger: Logger;
-  /** Called after a commit that wrote an outbox row: wakes the publisher in this process. */
+  /**
+   * Called by the component routes after a commit that wrote an outbox row: wakes the publisher in this process.
+   * The policy and timer stores call it themselves.
+   */
   onDeployedSetChange: () => void;
 }
 
@@ -30,55 +33,32 @@ const idParam = (req: Request, name: string): string => {
 };
 
 /**
- * Middleware for `/ws/policy/:id...`: 400 `invalid_id` for a malformed id, 403 for a solution
- * the token does not cover (whether or not the policy exists). The parsed id lands in res.locals.
+ * Middleware for `/ws/policy/:id...` and `/ws/timer/:id...`: 400 `invalid_id` for a malformed id of the kind, 403
+ * for a solution the token does not cover (whether or not the document exists). The id lands in res.locals.
  */
-export function policyIdParam(scope: string): RequestHandler {
+export function documentIdParam(kind: 'policy' | 'timer', scope: string): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const id = idParam(req, 'id');
-    const parsed = id.length <= MAX_ID_LENGTH ? parseUrn('policy', id) : undefined;
+    const parsed = id.length <= MAX_ID_LENGTH ? parseUrn(kind, id) : undefined;
     if (!parsed) {
       throw problems.badRequest(
         ERROR_CODES.invalidId,
-        `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a policy id; expected \`urn:policy:<solution>:<name>\``,
+        `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a ${kind} id; expected \`urn:${kind}:<solution>:<name>\``,
       );
     }
     if (!principalOf(res).mayAccess(parsed.solution)) throw foreignSolution(scope);
-    res.locals.policyId = id;
-    res.locals.parsedId = parsed;
+    res.locals.documentId = id;
+    res.locals.parsedDocumentId = parsed;
     next();
   };
 }
 
-export const policyIdOf = (res: Response): { id: string; parsed: ParsedUrn } => ({
-  id: res.locals.policyId as string,
-  parsed: res.locals.parsedId as ParsedUrn,
+export const documentIdOf = (res: Response): { id: string; parsed: ParsedUrn } => ({
+  id: res.locals.documentId as string,
+  parsed: res.locals.parsedDocumentId as ParsedUrn,
 });
 
-/** Middleware for `/ws/timer/:id...`: as policyIdParam, for timer ids (`urn:timer:<solution>:<name>`). */
-export function timerIdParam(scope: string): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const id = idParam(req, 'id');
-    const parsed = id.length <= MAX_ID_LENGTH ? parseUrn('timer', id) : undefined;
-    if (!parsed) {
-      throw problems.badRequest(
-        ERROR_CODES.invalidId,
-        `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a timer id; expected \`urn:timer:<solution>:<name>\``,
-      );
-    }
-    if (!principalOf(res).mayAccess(parsed.solution)) throw foreignSolution(scope);
-    res.locals.timerId = id;
-    res.locals.parsedTimerId = parsed;
-    next();
-  };
-}
-
-export const timerIdOf = (res: Response): { id: string; parsed: ParsedUrn } => ({
-  id: res.locals.timerId as string,
-  parsed: res.locals.parsedTimerId as ParsedUrn,
-});
-
-/** Middleware for `/ws/component/:identifier`: as policyIdParam, for component ids. */
+/** Middleware for `/ws/component/:identifier`: as documentIdParam, for component ids. */
 export function componentIdParam(scope: string): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
     const id = idParam(req, 'identifier');

@@ -1,0 +1,22 @@
+import type { Policy } from '@custos/contracts';
+import type { DocumentKind } from './kind';
+import { validatePolicy } from './policy-validation';
+
+/** What a policy keeps beside id, solution and XML, read from its root element. */
+export type PolicyMetadata = { name: string | null; description: string | null };
+
+export const POLICY_KIND: DocumentKind<PolicyMetadata, Policy> = {
+  name: 'policy',
+  table: { name: 'pap.policies', metadata: ['name', 'description'] },
+  validate: validatePolicy,
+  toResource: (row) => ({
+    id: { identifier: row.id },
+    name: row.name,
+    description: row.description,
+    deployed: row.deployed,
+    xml: row.xml,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  }),
+  listsDeployed: true,
+};

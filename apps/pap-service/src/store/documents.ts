@@ -1,0 +1,177 @@
+import type { Pool, PoolClient } from 'pg';
+import { withTransaction } from './db';
+import { currentRevision, recordChange } from './revisions';
+import { solutionClause, type SolutionFilter } from './solutions';
+
+/** The columns a kind of document keeps beside its id, solution, XML, deployed flag and times. */
+export type DocumentMetadata = Record<string, string | null>;
+
+/** Where one kind of document lives. Trusted constants only: they are written into the SQL as they are. */
+export interface DocumentTable<M extends DocumentMetadata> {
+  /** Schema-qualified, e.g. `pap.policies`. */
+  readonly name: string;
+  readonly metadata: readonly (keyof M & string)[];
+}
+
+/** What is stored of a document that passed validation. */
+export type DocumentRecord<M extends DocumentMetadata> = { id: string; solution: string; xml: string } & M;
+
+/** A stored document as read back. */
+export type DocumentRow<M extends DocumentMetadata> = DocumentRecord<M> & {
+  deployed: boolean;
+  created_at: Date;
+  updated_at: Date;
+};
+
+/** The outcome of a call on the deployed set: the answer and the revision it took effect at. */
+export interface DeployedSetOutcome {
+  result: boolean;
+  /** The new revision when the deployed set changed, else the current one. */
+  revision: number;
+  changed: boolean;
+}
+
+/** A replaced document that is deployed is re-deployed: then `revision` is the new revision. */
+export type ReplaceOutcome = { found: false; changed: false } | { found: true; changed: boolean; revision: number | undefined };
+
+/**
+ * Policies and timers, stored and deployed alike: every change of the deployed ones takes the next revision of the
+ * one counter and an outbox row in the same transaction, and travels as a `deploy`/`revoke` PolicyChange whose id
+ * tells the kind. After a commit that wrote an outbox row the store calls `onChange` itself, so the publisher in
+ * this process sends the change at once; no caller has to remember to.
+ */
+export class DocumentStore<M extends DocumentMetadata> {
+  private readonly columns: string;
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly table: DocumentTable<M>,
+    private readonly onChange: () => void,
+  ) {
+    this.columns = ['id', 'solution', ...table.metadata, 'xml', 'deployed', 'created_at', 'updated_at'].join(', ');
+  }
+
+  async find(id: string): Promise<DocumentRow<M> | undefined> {
+    const result = await this.pool.query<DocumentRow<M>>(`SELECT ${this.columns} FROM ${this.table.name} WHERE id = $1`, [id]);
+    return result.rows[0];
+  }
+
+  /** Documents of the visible solutions, by id (code point order). */
+  async list(filter: SolutionFilter, deployedOnly: boolean): Promise<DocumentRow<M>[]> {
+    const where = this.visible(filter, deployedOnly);
+    const result = await this.pool.query<DocumentRow<M>>(
+      `SELECT ${this.columns} FROM ${this.table.name} WHERE ${where.sql} ORDER BY id COLLATE "C"`,
+      where.params,
+    );
+    return result.rows;
+  }
+
+  async listIds(filter: SolutionFilter, deployedOnly: boolean): Promise<{ identifier: string }[]> {
+    const where = this.visible(filter, deployedOnly);
+    const result = await this.pool.query<{ id: string }>(
+      `SELECT id FROM ${this.table.name} WHERE ${where.sql} ORDER BY id COLLATE "C"`,
+      where.params,
+    );
+    return result.rows.map((row) => ({ identifier: row.id }));
+  }
+
+  /** Stores a new, undeployed document; false when the id is taken. */
+  async insert(record: DocumentRecord<M>): Promise<boolean> {
+    const columns = ['id', 'solution', ...this.table.metadata, 'xml'];
+    const values = [record.id, record.solution, ...this.table.metadata.map((column) => record[column]), record.xml];
+    const result = await this.pool.query(
+      `INSERT INTO ${this.table.name} (${columns.join(', ')}) VALUES (${placeholders(values.length, 1)})
+       ON CONFLICT (id) DO NOTHING`,
+      values,
+    );
+    return result.rowCount === 1;
+  }
+
+  /**
+   * Replaces the text of an existing document. A deployed one is re-deployed in the same transaction (new revision,
+   * outbox row), so replicas switch from the old to the new text at once.
+   */
+  replace(record: DocumentRecord<M>): Promise<ReplaceOutcome> {
+    return this.commit(async (client) => {
+      const existing = await client.query<{ deployed: boolean }>(
+        `SELECT deployed FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
+        [record.id],
+      );
+      const row = existing.rows[0];
+      if (!row) return { found: false, changed: false } as const;
+      const assignments = [...this.table.metadata, 'xml'].map((column, index) => `${column} = $${index + 2}`);
+      await client.query(`UPDATE ${this.table.name} SET ${assignments.join(', ')}, updated_at = now() WHERE id = $1`, [
+        record.id,
+        ...this.table.metadata.map((column) => record[column]),
+        record.xml,
+      ]);
+      if (!row.deployed) return { found: true, changed: false, revision: undefined } as const;
+      const revision = await recordChange(client, { type: 'deploy', policy: { id: record.id, xml: record.xml } });
+      return { found: true, changed: true, revision } as const;
+    });
+  }
+
+  /** true when the document is deployed after the call (idempotent); false when there is no such document. */
+  deploy(id: string): Promise<DeployedSetOutcome> {
+    return this.commit(async (client) => {
+      const existing = await client.query<{ deployed: boolean; xml: string }>(
+        `SELECT deployed, xml FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      const row = existing.rows[0];
+      if (!row || row.deployed) return { result: row !== undefined, revision: await currentRevision(client), changed: false };
+      await client.query(`UPDATE ${this.table.name} SET deployed = true, updated_at = now() WHERE id = $1`, [id]);
+      const revision = await recordChange(client, { type: 'deploy', policy: { id, xml: row.xml } });
+      return { result: true, revision, changed: true };
+    });
+  }
+
+  /** true when the document was deployed and is not any more. */
+  revoke(id: string): Promise<DeployedSetOutcome> {
+    return this.commit(async (client) => {
+      const existing = await client.query<{ deployed: boolean }>(
+        `SELECT deployed FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
+        [id],
+      );
+      if (!existing.rows[0]?.deployed) return { result: false, revision: await currentRevision(client), changed: false };
+      await client.query(`UPDATE ${this.table.name} SET deployed = false, updated_at = now() WHERE id = $1`, [id]);
+      const revision = await recordChange(client, { type: 'revoke', policyId: id });
+      return { result: true, revision, changed: true };
+    });
+  }
+
+  /** true when the document existed and is gone; a deployed one is revoked in the same transaction. */
+  remove(id: string): Promise<DeployedSetOutcome> {
+    return this.commit(async (client) => {
+      const removed = await client.query<{ deployed: boolean }>(
+        `DELETE FROM ${this.table.name} WHERE id = $1 RETURNING deployed`,
+        [id],
+      );
+      const row = removed.rows[0];
+      if (!row?.deployed) return { result: row !== undefined, revision: await currentRevision(client), changed: false };
+      const revision = await recordChange(client, { type: 'revoke', policyId: id });
+      return { result: true, revision, changed: true };
+    });
+  }
+
+  async status(id: string): Promise<boolean> {
+    const result = await this.pool.query<{ deployed: boolean }>(`SELECT deployed FROM ${this.table.name} WHERE id = $1`, [id]);
+    return result.rows[0]?.deployed ?? false;
+  }
+
+  /** Runs `work` in one transaction and, once a change of the deployed set is committed, tells `onChange`. */
+  private async commit<T extends { changed: boolean }>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    const outcome = await withTransaction(this.pool, work);
+    if (outcome.changed) this.onChange();
+    return outcome;
+  }
+
+  private visible(filter: SolutionFilter, deployedOnly: boolean): { sql: string; params: unknown[] } {
+    const where = solutionClause(filter, 'solution', 1);
+    return { sql: `${where.sql}${deployedOnly ? ' AND deployed' : ''}`, params: where.params };
+  }
+}
+
+/** `$first, $first+1, …`: `count` positional parameters. */
+const placeholders = (count: number, first: number): string =>
+  Array.from({ length: count }, (_, index) => `$${first + index}`).join(', ');
