@@ -2,14 +2,13 @@ import type { Diagnostic, NamedValue } from '../api';
 import { VALUE_TYPES, type JsonValue, type ValueType } from '../ast/value-types';
 import { diagnostic, excerpt, sortDiagnostics, type SourceLocation } from '../diagnostics';
 import { readLiteral } from '../parse/literals';
-import { IGNORED_ATTRIBUTE_NAMESPACES, namespaceRole } from '../parse/namespaces';
+import { IGNORED_ATTRIBUTE_NAMESPACES, TIMER_NAMESPACE, isTimerNamespace, namespaceRole } from '../parse/namespaces';
 import { readUrn } from '../parse/urns';
 import { readXml } from '../xml/read-xml';
 import type { XmlElement } from '../xml/xml-tree';
 import { readQuartzCron } from './quartz';
 
-/** The namespace of timer documents (policy-language.md §10). */
-export const TIMER_NAMESPACE = 'http://www.mydata-control.de/4.0/mydataLanguageTimer';
+export { TIMER_NAMESPACE } from '../parse/namespaces';
 
 /** One event a timer fires: an action and constant parameters. */
 export interface TimerEvent {
@@ -57,7 +56,7 @@ export function loadTimer(xml: string): TimerLoadOutcome {
   const read = readXml(xml);
   if (!read.ok) return { ok: false, diagnostics: read.diagnostics };
   const root = read.root;
-  if (root.namespaceUri !== TIMER_NAMESPACE || root.localName !== 'timer') {
+  if (!isTimerNamespace(root.namespaceUri) || root.localName !== 'timer') {
     return {
       ok: false,
       diagnostics: [
@@ -95,7 +94,7 @@ export function loadTimer(xml: string): TimerLoadOutcome {
       if (child.text.trim() !== '') report('unexpected_text', `unexpected text \`${excerpt(child.text.trim(), 20)}\` in \`timer\``, child.location);
       continue;
     }
-    if (child.namespaceUri !== TIMER_NAMESPACE || child.localName !== 'event') {
+    if (!isTimerNamespace(child.namespaceUri) || child.localName !== 'event') {
       report('unknown_element', `unexpected element ${describe(child)} in \`timer\`; only \`event\` is allowed`, child.location);
       continue;
     }
@@ -284,7 +283,7 @@ function typedElement(element: XmlElement, family: 'parameter' | 'constant'): Va
 
 function describe(element: XmlElement): string {
   if (element.namespaceUri === null) return `\`${element.localName}\` (no namespace)`;
-  if (element.namespaceUri === TIMER_NAMESPACE) return `\`${element.localName}\``;
+  if (isTimerNamespace(element.namespaceUri)) return `\`${element.localName}\``;
   const role = namespaceRole(element.namespaceUri);
   if (role !== null && role !== 'language') return `\`${role}:${element.localName}\``;
   return `\`${element.localName}\` in namespace \`${element.namespaceUri}\``;

@@ -99,6 +99,24 @@ describe('loadTimer', () => {
     expect(!mismatch.ok && mismatch.diagnostics.map((d) => d.code)).toEqual(['type_mismatch']);
   });
 
+  it('accepts timers in the ind2uce 3.2.46 namespaces as their 4.0 twins', () => {
+    const old = 'http://www.iese.fraunhofer.de/ind2uce/3.2.46';
+    const body = '<event action="urn:action:acme:a"><parameter:number name="n"><constant:number value="2"/></parameter:number></event>';
+    const legacy = loadTimer(
+      `<timer xmlns="${old}/ind2uceLanguageTimer" xmlns:tns="${old}/ind2uceLanguageTimer" xmlns:parameter="${old}/parameter" ` +
+        `xmlns:constant="${old}/constant" xmlns:pip="${old}/pip" xmlns:function="${old}/function" id="urn:timer:acme:t" cron="0 0 1 * * ?">\n${body}\n</timer>`,
+    );
+    const current = loadTimer(timer('id="urn:timer:acme:t" cron="0 0 1 * * ?"', body));
+    expect(legacy.ok && current.ok).toBe(true);
+    if (legacy.ok && current.ok) {
+      expect(legacy.timer.events).toEqual([{ action: 'urn:action:acme:a', parameters: [{ name: 'n', value: 2 }] }]);
+      expect(legacy.timer.events).toEqual(current.timer.events);
+    }
+    // The 3.2.46 policy namespace is not a timer namespace.
+    const policyRoot = loadTimer(`<timer xmlns="${old}/ind2uceLanguage" id="urn:timer:acme:t" cron="0 0 1 * * ?"/>`);
+    expect(!policyRoot.ok && policyRoot.diagnostics.map((d) => d.code)).toEqual(['wrong_root']);
+  });
+
   it('reads hardened: a DOCTYPE is refused before anything else', () => {
     const outcome = loadTimer(`<!DOCTYPE timer [<!ENTITY x "y">]>${timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:acme:a"/>')}`);
     expect(!outcome.ok && outcome.diagnostics[0]!.code).toBe('doctype_forbidden');
