@@ -6,7 +6,7 @@ import { IGNORED_ATTRIBUTE_NAMESPACES, TIMER_NAMESPACE, isTimerNamespace, namesp
 import { readUrn } from '../parse/urns';
 import { readXml } from '../xml/read-xml';
 import type { XmlElement } from '../xml/xml-tree';
-import { readQuartzCron } from './quartz';
+import { readQuartzCron, type QuartzSchedule } from './quartz';
 
 export { TIMER_NAMESPACE } from '../parse/namespaces';
 
@@ -25,8 +25,10 @@ export interface TimerDocument {
   readonly description: string | null;
   /** The quartz expression as written (fields joined by one space). */
   readonly cron: string;
-  /** The same schedule in cron-parser's six-field syntax (see readQuartzCron). */
+  /** The same schedule in cron-parser's six-field syntax, without the year (see readQuartzCron). */
   readonly schedule: string;
+  /** The years the cron's year field allows, ascending; absent when it allows every year. */
+  readonly years?: readonly number[];
   /** Where the `cron` attribute is, for diagnostics of a full cron check done by the caller. */
   readonly cronLocation: { readonly line: number; readonly column?: number };
   readonly events: readonly TimerEvent[];
@@ -79,7 +81,7 @@ export function loadTimer(xml: string): TimerLoadOutcome {
       report('invalid_urn', `\`${excerpt(idAttribute.value)}\` is not a timer id; expected \`urn:timer:<solution>:<name>\``, idAttribute.location);
     }
   }
-  let schedule: { quartz: string; cronParser: string } | null = null;
+  let schedule: QuartzSchedule | null = null;
   if (cronAttribute === undefined) {
     report('missing_attribute', '`timer` needs the attribute `cron`', root.location);
   } else {
@@ -118,6 +120,7 @@ export function loadTimer(xml: string): TimerLoadOutcome {
       description: attributes.get('description')?.value ?? null,
       cron: schedule.quartz,
       schedule: schedule.cronParser,
+      ...(schedule.years === undefined ? {} : { years: Object.freeze([...schedule.years]) }),
       cronLocation: location.column === undefined ? { line: location.line } : { line: location.line, column: location.column },
       events: Object.freeze(events),
     }),

@@ -1,5 +1,6 @@
 import { readQuartzCron } from '../../src/timer/quartz';
 import { TIMER_NAMESPACE, loadTimer } from '../../src/timer/read-timer';
+import { timerScheduleDiagnostic } from '../../src/timer/schedule-diagnostic';
 
 const NS = `xmlns="${TIMER_NAMESPACE}" xmlns:parameter="http://www.mydata-control.de/4.0/parameter" xmlns:constant="http://www.mydata-control.de/4.0/constant"`;
 const timer = (attributes: string, body: string) => `<timer ${NS} ${attributes}>\n${body}\n</timer>`;
@@ -117,6 +118,46 @@ describe('loadTimer', () => {
     expect(!policyRoot.ok && policyRoot.diagnostics.map((d) => d.code)).toEqual(['wrong_root']);
   });
 
+  it('carries the years of a year field with its schedule, and checks the schedule completely', () => {
+    const oneShot = loadTimer(timer('id="urn:timer:acme:t" cron="0 0 12 24 12 ? 2027"', '<event action="urn:action:acme:a"/>'));
+    expect(oneShot).toMatchObject({ ok: true, timer: { cron: '0 0 12 24 12 ? 2027', schedule: '0 0 12 24 12 ?', years: [2027] } });
+    const never = loadTimer(timer('id="urn:timer:acme:t" cron="0 0 0 30 2 ?"', '<event action="urn:action:acme:a"/>'));
+    // The column of the `cron` attribute: after `<timer ` and the namespace declarations and `id="urn:timer:acme:t" `.
+    const column = `<timer ${NS} id="urn:timer:acme:t" `.length + 1;
+    expect(never).toEqual({
+      ok: false,
+      diagnostics: [
+        {
+          code: 'invalid_attribute',
+          message: expect.stringMatching(/^attribute `cron`: `0 0 0 30 2 \?` is not a valid schedule: /),
+          line: 1,
+          column,
+        },
+      ],
+    });
+  });
+
+  it('says at registration when a timer never fires again', () => {
+    const read = (cron: string) => {
+      const outcome = loadTimer(timer(`id="urn:timer:acme:t" cron="${cron}"`, '<event action="urn:action:acme:a"/>'));
+      if (!outcome.ok) throw new Error(outcome.diagnostics[0]?.message);
+      return outcome.timer;
+    };
+    const now = new Date('2026-11-24T12:00:00Z');
+    expect(timerScheduleDiagnostic(read('0 0 12 24 12 ? 2027'), now)).toBeNull();
+    expect(timerScheduleDiagnostic(read('0 0 12 * * ?'), now)).toBeNull();
+    const past = read('0 0 12 24 12 ? 2020');
+    expect(timerScheduleDiagnostic(past, now)).toEqual({
+      code: 'invalid_attribute',
+      message: 'attribute `cron`: `0 0 12 24 12 ? 2020` never fires again; every fire time is before 2026-11-24T12:00:00.000Z',
+      line: past.cronLocation.line,
+      column: past.cronLocation.column,
+    });
+    // The last fire time of 2026-11-24 12:00 itself is not "after now".
+    expect(timerScheduleDiagnostic(read('0 0 12 24 11 ? 2026'), now)).not.toBeNull();
+    expect(timerScheduleDiagnostic(read('0 0 12 24 11 ? 2026'), new Date('2026-11-24T11:59:59Z'))).toBeNull();
+  });
+
   it('reads hardened: a DOCTYPE is refused before anything else', () => {
     const outcome = loadTimer(`<!DOCTYPE timer [<!ENTITY x "y">]>${timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:acme:a"/>')}`);
     expect(!outcome.ok && outcome.diagnostics[0]!.code).toBe('doctype_forbidden');
@@ -136,6 +177,7 @@ describe('readQuartzCron', () => {
     ['0 0 0 L * ?', '0 0 0 L * ?'],
     ['0 0 0 ? jan,dec mon', '0 0 0 ? JAN,DEC MON'],
     ['  */5   * * * * ?  *', '*/5 * * * * ?'],
+    ['0 0 0 * * ? ?', '0 0 0 * * ?'],
   ])('translates %s to %s', (quartz, cronParser) => {
     expect(readQuartzCron(quartz)).toEqual({ ok: true, value: { quartz: quartz.trim().split(/\s+/).join(' '), cronParser } });
   });
@@ -148,7 +190,8 @@ describe('readQuartzCron', () => {
     ['0 0 0 15W * ?', /`W` or `L-n`/],
     ['0 0 0 ? * 0', /not a quartz day of week/],
     ['0 0 0 ? * 8', /not a quartz day of week/],
-    ['0 0 0 * * ? 2030', /year field/],
+    // A year field names years Quartz knows (1970–2099).
+    ['0 0 0 * * ? 1969', /year field/],
     ['H * * * * ?', /`H`/],
     ['0 0 0 ? * 1%', /character/],
   ])('refuses %j', (text, problem) => {
