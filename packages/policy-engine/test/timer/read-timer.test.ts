@@ -93,7 +93,8 @@ describe('loadTimer', () => {
     const repeated = loadTimer(
       timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:acme:a"><parameter:string name="p" value="1"/><parameter:string name="p" value="2"/></event>'),
     );
-    expect(!repeated.ok && repeated.diagnostics.map((d) => d.code)).toEqual(['invalid_attribute']);
+    // The duplicate-parameter rule of policies (pip queries, executes) applies to timer events too.
+    expect(!repeated.ok && repeated.diagnostics.map((d) => d.code)).toEqual(['duplicate_parameter']);
     const mismatch = loadTimer(
       timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:acme:a"><parameter:string name="p"><constant:true/></parameter:string></event>'),
     );
@@ -156,6 +157,35 @@ describe('loadTimer', () => {
     // The last fire time of 2026-11-24 12:00 itself is not "after now".
     expect(timerScheduleDiagnostic(read('0 0 12 24 11 ? 2026'), now)).not.toBeNull();
     expect(timerScheduleDiagnostic(read('0 0 12 24 11 ? 2026'), new Date('2026-11-24T11:59:59Z'))).toBeNull();
+  });
+
+  it('checks parameters with the rules of policy parameters, and only constants give them values', () => {
+    const body =
+      '<event action="urn:action:acme:a"><parameter:string name="p" value="1"/><parameter:number name="p"><constant:number value="x"/></parameter:number>' +
+      '<parameter:string name="q"><constant:true/></parameter:string><parameter:string name="r" value="x" jsonPathQuery="$.a"/>' +
+      '<parameter:string name="s" value="x"><constant:string value="y"/></parameter:string></event>';
+    const outcome = loadTimer(timer('id="urn:timer:acme:t" cron="* * * * * ?"', body));
+    const column = (text: string) => body.indexOf(text) + 1;
+    expect(outcome).toEqual({
+      ok: false,
+      diagnostics: [
+        { code: 'duplicate_parameter', message: 'parameter `p` is given more than once in one `event`', line: 2, column: column('name="p">') },
+        { code: 'invalid_attribute', message: 'attribute `value` of `constant:number`: `x` is not a number', line: 2, column: column('value="x"/>') },
+        {
+          code: 'type_mismatch',
+          message: '`parameter:string` needs a string value, found `constant:true` of type boolean',
+          line: 2,
+          column: column('<constant:true/>'),
+        },
+        { code: 'unknown_attribute', message: 'unknown attribute `jsonPathQuery` on `parameter:string`', line: 2, column: column('jsonPathQuery') },
+        {
+          code: 'too_many_children',
+          message: '`parameter:string` has a `value`; it cannot also have a child',
+          line: 2,
+          column: column('<constant:string value="y"/>'),
+        },
+      ],
+    });
   });
 
   it('reads hardened: a DOCTYPE is refused before anything else', () => {
