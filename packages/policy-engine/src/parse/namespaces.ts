@@ -44,6 +44,30 @@ export function namespaceRole(uri: string | null): NamespaceRole {
   return FAMILIES.has(family) ? (family as Family) : null;
 }
 
+/** True for a namespace of the language, of timers, or a family, in 4.0 or 3.2.46. */
+export function isMydataNamespace(uri: string): boolean {
+  return namespaceRole(uri) !== null || isTimerNamespace(uri);
+}
+
+export function isNamespace3246(uri: string): boolean {
+  return uri.startsWith(BASE_3_2_46);
+}
+
+const XSI_NAMESPACE = 'http://www.w3.org/2001/XMLSchema-instance';
+
+/**
+ * The namespace a prefix stands for by convention (policy-language.md §1): the families by their names, `tns` and the
+ * default prefix ('') for the root's own namespace (`policy` or `timer`), `xsi` for XML Schema instances; in the 4.0
+ * family or its 3.2.46 twin. Null for a prefix the language does not use.
+ */
+export function conventionalNamespace(prefix: string, root: 'policy' | 'timer', version: '4.0' | '3.2.46'): string | null {
+  if (prefix === 'xsi') return XSI_NAMESPACE;
+  const own = root === 'timer' ? TIMER_NAMESPACE : LANGUAGE_NAMESPACE;
+  const canonical = prefix === '' || prefix === 'tns' ? own : FAMILIES.has(prefix) ? BASE_4_0 + prefix : null;
+  if (canonical === null || version === '4.0') return canonical;
+  return canonical.startsWith(LANGUAGE_NAMESPACE) ? ROOT_3_2_46 + canonical.slice(LANGUAGE_NAMESPACE.length) : BASE_3_2_46 + prefix;
+}
+
 export function isEnforcementLanguage3025(uri: string | null): boolean {
   return uri === ENFORCEMENT_LANGUAGE_3_0_25;
 }
