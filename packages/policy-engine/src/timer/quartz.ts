@@ -109,12 +109,12 @@ function translateDayRange(range: string): ReadResult<string> {
   if (range === 'L') return readOk('6');
   const nth = /^([A-Z0-9]+)#([1-5])$/.exec(range);
   if (nth !== null) {
-    const day = translateDay(nth[1]!);
-    return day.ok ? readOk(`${day.value}#${nth[2]!}`) : day;
+    const day = translateDay(nth[1] ?? '');
+    return day.ok ? readOk(`${day.value}#${nth[2] ?? ''}`) : day;
   }
   const last = /^([A-Z0-9]+)L$/.exec(range);
   if (last !== null) {
-    const day = translateDay(last[1]!);
+    const day = translateDay(last[1] ?? '');
     return day.ok ? readOk(`${day.value}L`) : day;
   }
   const parts = range.split('-');
