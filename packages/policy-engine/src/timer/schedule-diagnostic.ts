@@ -12,7 +12,7 @@ export function timerScheduleDiagnostic(timer: TimerDocument, now: Date, timeZon
   if (nextFireTime(timer, now, timeZone) !== null) return null;
   return diagnostic(
     'invalid_attribute',
-    `attribute \`cron\`: \`${excerpt(timer.cron, 60)}\` never fires again; every fire time is before ${now.toISOString()}`,
+    `attribute \`cron\`: \`${excerpt(timer.cron, 60)}\` never fires again: it has no fire time after ${now.toISOString()}`,
     timer.cronLocation,
   );
 }

@@ -150,7 +150,7 @@ describe('loadTimer', () => {
     const past = read('0 0 12 24 12 ? 2020');
     expect(timerScheduleDiagnostic(past, now)).toEqual({
       code: 'invalid_attribute',
-      message: 'attribute `cron`: `0 0 12 24 12 ? 2020` never fires again; every fire time is before 2026-11-24T12:00:00.000Z',
+      message: 'attribute `cron`: `0 0 12 24 12 ? 2020` never fires again: it has no fire time after 2026-11-24T12:00:00.000Z',
       line: past.cronLocation.line,
       column: past.cronLocation.column,
     });
