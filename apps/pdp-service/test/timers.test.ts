@@ -97,4 +97,50 @@ describe('timers on two replicas', () => {
     for (const replica of replicas) expect(replica.scheduler!.upcoming()).toEqual([]);
     expect(replicas.every((replica) => replica.follower.active!.timers.size === 0)).toBe(true);
   });
+
+  it('keeps a timer whose fire times are all past deployed but never schedules it', async () => {
+    const past = 'urn:timer:acme:past';
+    await applied(pap.deploy(past, timerXml(past, '0 0 12 24 12 ? 2020', `<event action="${TICK}"/>`)));
+    for (const replica of replicas) {
+      expect(replica.follower.active!.timers.has(past)).toBe(true);
+      expect(replica.scheduler!.upcoming()).toEqual([]);
+      expect(replica.log.lines.filter((l) => l.msg === 'timer never fires again; not scheduled' && l.timerId === past)).toHaveLength(1);
+    }
+    await applied(pap.revoke(past));
+  });
+
+  it('fires a one-shot timer with a year field exactly once, then forgets it', async () => {
+    const oneShot = 'urn:timer:acme:once';
+    // A whole second a few seconds ahead, written as the wall clock of the replicas' zone with its year.
+    const target = Math.ceil((Date.now() + 6000) / 1000) * 1000;
+    const wall = berlinWallClock(target);
+    const cron = `${wall.second} ${wall.minute} ${wall.hour} ${wall.day} ${wall.month} ? ${wall.year}`;
+    await applied(pap.deploy(oneShot, timerXml(oneShot, cron, `<event action="${TICK}"/>`)));
+    for (const replica of replicas) expect(replica.scheduler!.upcoming()).toEqual([{ id: oneShot, next: target }]);
+
+    const lastTick = () => replicas.flatMap((r) => r.log.lines.filter((l) => l.msg === 'timer fired its last tick' && l.timerId === oneShot));
+    await waitFor(() => lastTick().length === replicas.length, { timeoutMs: 20_000, what: 'both replicas passed the one tick' });
+    for (const replica of replicas) expect(replica.scheduler!.upcoming()).toEqual([]);
+    const ticks = await replicas[0]!.pool.query<{ scheduled_at: string }>('SELECT scheduled_at FROM pdp.timer_ticks WHERE timer_id = $1', [oneShot]);
+    expect(ticks.rows.map((row) => Number(row.scheduled_at))).toEqual([target]);
+    await waitFor(() => replicas.some((r) => r.log.lines.some((l) => l.msg === 'timer fired' && l.timerId === oneShot)), { what: 'the fired tick' });
+    expect(replicas.flatMap((r) => r.log.lines.filter((l) => l.msg === 'timer fired' && l.timerId === oneShot))).toHaveLength(1);
+    await applied(pap.revoke(oneShot));
+  });
 });
+
+/** The wall clock of `instant` in Europe/Berlin, the zone of the replicas above. */
+function berlinWallClock(instant: number): Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', number> {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: 'Europe/Berlin',
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(instant);
+  const field = (type: Intl.DateTimeFormatPartTypes): number => Number(parts.find((part) => part.type === type)?.value);
+  return { year: field('year'), month: field('month'), day: field('day'), hour: field('hour'), minute: field('minute'), second: field('second') };
+}

@@ -39,3 +39,5 @@ export { loadPolicy } from './load-policy';
 export { createPolicySet, emptyPolicySet } from './policy-set/create';
 export { decide } from './decide';
 export { loadTimer, TIMER_NAMESPACE, type TimerDocument, type TimerEvent, type TimerLoadOutcome } from './timer/read-timer';
+export { nextFireTime, type FireSchedule } from './timer/fire-times';
+export { timerScheduleDiagnostic } from './timer/schedule-diagnostic';

@@ -1,10 +1,9 @@
 import type { Pool } from 'pg';
-import type { EngineDecision, EngineEvent, TimerDocument } from '@custos/policy-engine';
+import { nextFireTime, type EngineDecision, type EngineEvent, type TimerDocument } from '@custos/policy-engine';
 import { uuidv7, type Logger } from '@custos/service-kit';
 import { createDecisionLogger, logDecision } from '../decision/log';
 import type { Decider } from '../decision/decider';
 import type { ActivePolicySet } from '../policy-set/follower';
-import { nextTick } from './schedule';
 
 /** setTimeout cannot wait longer than this; later ticks are approached in steps. */
 const MAX_WAIT_MS = 2 ** 31 - 1;
@@ -43,6 +42,8 @@ interface Scheduled {
 export class TimerScheduler {
   private readonly scheduled = new Map<string, Scheduled>();
   private readonly running = new Set<Promise<void>>();
+  /** Deployed timers with no fire time left: not scheduled again (nor logged again) at each new revision. */
+  private readonly exhausted = new WeakSet<TimerDocument>();
   private readonly decisionLog: Logger;
   private stopped = false;
 
@@ -61,7 +62,7 @@ export class TimerScheduler {
       }
     }
     for (const [id, timer] of active.timers) {
-      if (!this.scheduled.has(id)) this.schedule(timer, Date.now());
+      if (!this.scheduled.has(id) && !this.exhausted.has(timer)) this.schedule(timer, Date.now());
     }
   }
 
@@ -78,14 +79,21 @@ export class TimerScheduler {
   }
 
   private schedule(timer: TimerDocument, after: number): void {
-    const next = nextTick(timer, after, this.options.timeZone);
-    if (typeof next === 'string') {
-      this.options.logger.error({ timerId: timer.id, cron: timer.cron, problem: next }, 'timer cannot be scheduled');
+    const next = this.nextTick(timer, after);
+    if (next === null) {
+      // A one-shot or year-bound schedule whose fire times are all past: deployed, but nothing left to fire.
+      this.exhausted.add(timer);
+      this.options.logger.info({ timerId: timer.id, cron: timer.cron }, 'timer never fires again; not scheduled');
       return;
     }
     const entry: Scheduled = { timer, next, handle: undefined };
     this.scheduled.set(timer.id, entry);
     this.arm(entry);
+  }
+
+  /** The first tick strictly after `after` (ms) on the wall clock of POLICY_TIMEZONE, or null when none is left. */
+  private nextTick(timer: TimerDocument, after: number): number | null {
+    return nextFireTime(timer, new Date(after), this.options.timeZone)?.getTime() ?? null;
   }
 
   private arm(entry: Scheduled): void {
@@ -102,9 +110,11 @@ export class TimerScheduler {
     const task = this.tick(entry.timer, scheduledAt).finally(() => this.running.delete(task));
     this.running.add(task);
     // The next tick is computed from this one, so a slow tick never makes the schedule skip or repeat.
-    const next = nextTick(entry.timer, Math.max(scheduledAt, Date.now() - 1), this.options.timeZone);
-    if (typeof next === 'string') {
+    const next = this.nextTick(entry.timer, Math.max(scheduledAt, Date.now() - 1));
+    if (next === null) {
       this.scheduled.delete(entry.timer.id);
+      this.exhausted.add(entry.timer);
+      this.options.logger.info({ timerId: entry.timer.id, cron: entry.timer.cron }, 'timer fired its last tick');
       return;
     }
     entry.next = next;

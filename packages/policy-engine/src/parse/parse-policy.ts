@@ -49,7 +49,7 @@ export function parsePolicy(root: XmlElement): ParseOutcome {
   return policy === null ? { ok: false, diagnostics } : { ok: true, policy, diagnostics };
 }
 
-function toNode(element: XmlElement, diagnostics: Diagnostic[]): ElementNode | null {
+export function toNode(element: XmlElement, diagnostics: Diagnostic[]): ElementNode | null {
   const name = languageName(element);
   const info = name === null ? undefined : CATALOGUE.get(name);
   if (name === null || info === undefined) {

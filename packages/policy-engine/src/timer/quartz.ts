@@ -1,24 +1,32 @@
-import { excerpt } from '../diagnostics';
+import { CronExpressionParser } from 'cron-parser';
+import { excerpt, messageStyle } from '../diagnostics';
 import { readOk, readProblem, type ReadResult } from '../parse/read-result';
+import { nextFireTime } from './fire-times';
+import { FIRST_YEAR, readYearField } from './quartz-years';
 
 /**
- * A Quartz cron expression (policy-language.md §10: seconds first) checked for its shape and translated to the
- * six-field dialect of `cron-parser`, which the services use to validate it completely and to compute ticks.
+ * A Quartz cron expression (policy-language.md §10: seconds first) checked for its shape, translated to the
+ * six-field dialect of `cron-parser` (with the year field kept aside, as a list of years), and checked completely:
+ * cron-parser must read it and it must fire at least once in some year (`0 0 0 30 2 ?` never does). Whether it still
+ * fires after a given time is `nextFireTime`'s question, asked by the services with their clock.
  *
  * Quartz: `sec min hour day-of-month month day-of-week [year]`. Differences handled here:
  * - day-of-week numbers are 1–7 with 1 = Sunday in Quartz, 0–7 with 0 = Sunday in cron-parser: numbers are shifted
  *   down by one (`2-6` → `1-5`, `6#3` → `5#3`, `6L` → `5L`); names (`MON`) stay; a bare `L` (Saturday) becomes `6`;
  * - Quartz does not combine a day-of-month with a day-of-week (one of them must be `?` or `*`), while cron-parser
  *   would take either: such expressions are refused;
- * - the optional year field is accepted as `*` or `?` only (refused otherwise: not supported);
+ * - the optional year field (1970–2099; `*`, years, ranges, steps, lists) has no cron-parser twin: its years are
+ *   returned apart, and fire times in other years are skipped (fire-times.ts);
  * - `W`, `LW`, `L-n` (nearest weekday, offsets), cron-parser's `H` and `@` macros are not part of what Custos
  *   supports and are refused with a clear message.
  */
 export interface QuartzSchedule {
   /** The expression as written, trimmed, fields joined by one space. */
   readonly quartz: string;
-  /** The same schedule in cron-parser's six-field syntax. */
+  /** The same schedule in cron-parser's six-field syntax, without the year. */
   readonly cronParser: string;
+  /** The years the year field allows, ascending; absent when it allows every year. */
+  readonly years?: readonly number[];
 }
 
 const DAY_NAMES = new Set(['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT']);
@@ -48,9 +56,8 @@ export function readQuartzCron(text: string): ReadResult<QuartzSchedule> {
     }
   }
   const [second, minute, hour, dayOfMonth, month, dayOfWeek, year] = fields as [string, string, string, string, string, string, string?];
-  if (year !== undefined && restricted(year)) {
-    return readProblem(`the year field \`${excerpt(year)}\` is not supported; leave it out or write \`*\``);
-  }
+  const years = year === undefined ? readOk(null) : readYearField(year);
+  if (!years.ok) return readProblem(`the year field \`${excerpt(year ?? '')}\`: ${years.problem}`);
   if (/W/i.test(dayOfMonth) || /L-/i.test(dayOfMonth)) {
     return readProblem(`the day-of-month field \`${excerpt(dayOfMonth)}\` uses \`W\` or \`L-n\`, which are not supported`);
   }
@@ -63,7 +70,22 @@ export function readQuartzCron(text: string): ReadResult<QuartzSchedule> {
   const weekday = translateDayOfWeek(dayOfWeek);
   if (!weekday.ok) return weekday;
   const cronParser = [second, minute, hour, dayOfMonth.toUpperCase(), month.toUpperCase(), weekday.value].join(' ');
-  return readOk({ quartz: fields.join(' '), cronParser });
+  const quartz = fields.join(' ');
+  const schedule: QuartzSchedule = years.value === null ? { quartz, cronParser } : { quartz, cronParser, years: years.value };
+  const fires = firesAtAll(schedule);
+  return fires === null ? readOk(schedule) : readProblem(`\`${excerpt(quartz, 60)}\` is not a valid schedule: ${fires}`);
+}
+
+/** Null when cron-parser reads the schedule and it fires in some year, else why not (independent of today's date). */
+function firesAtAll(schedule: QuartzSchedule): string | null {
+  try {
+    CronExpressionParser.parse(schedule.cronParser, { tz: 'UTC' });
+  } catch (error) {
+    return messageStyle(error instanceof Error ? error.message : String(error));
+  }
+  const from = Date.UTC(schedule.years?.[0] ?? FIRST_YEAR, 0, 1) - 1;
+  const fireSchedule = schedule.years === undefined ? { schedule: schedule.cronParser } : { schedule: schedule.cronParser, years: schedule.years };
+  return nextFireTime(fireSchedule, new Date(from), 'UTC') === null ? 'it never fires' : null;
 }
 
 /** Quartz day-of-week (1 = Sunday … 7 = Saturday) → cron-parser (0 = Sunday … 6 = Saturday). */
@@ -87,12 +109,12 @@ function translateDayRange(range: string): ReadResult<string> {
   if (range === 'L') return readOk('6');
   const nth = /^([A-Z0-9]+)#([1-5])$/.exec(range);
   if (nth !== null) {
-    const day = translateDay(nth[1]!);
-    return day.ok ? readOk(`${day.value}#${nth[2]!}`) : day;
+    const day = translateDay(nth[1] ?? '');
+    return day.ok ? readOk(`${day.value}#${nth[2] ?? ''}`) : day;
   }
   const last = /^([A-Z0-9]+)L$/.exec(range);
   if (last !== null) {
-    const day = translateDay(last[1]!);
+    const day = translateDay(last[1] ?? '');
     return day.ok ? readOk(`${day.value}L`) : day;
   }
   const parts = range.split('-');

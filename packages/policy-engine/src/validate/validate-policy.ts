@@ -2,6 +2,7 @@ import type { Diagnostic } from '../api';
 import type { ElementNode } from '../ast/nodes';
 import { diagnostic } from '../diagnostics';
 import { attributesPass } from './attributes';
+import { duplicateParametersPass } from './duplicate-parameters';
 import { historyPass } from './history';
 import { identifiersPass } from './identifiers';
 import type { ValidationPass } from './pass';
@@ -22,6 +23,7 @@ export const VALIDATION_PASSES: readonly ValidationPass[] = [
   identifiersPass,
   referencesPass,
   solutionPass,
+  duplicateParametersPass,
 ];
 
 /** Every problem of every pass; an empty list means the tree compiles. */

@@ -9,6 +9,19 @@ interface LibxmlErrorShape {
   line?: unknown;
   column?: unknown;
   level?: unknown;
+  /** libxml2's error number (`xmlParserErrors`). */
+  code?: unknown;
+  /** The first string argument of the message, e.g. the prefix of an undeclared prefix error. */
+  str1?: unknown;
+}
+
+/** libxml2's number of an error and its first string argument, when it gave them. */
+export function libxmlErrorDetails(error: unknown): { code: number | undefined; argument: string | undefined } {
+  const shape: LibxmlErrorShape = typeof error === 'object' && error !== null ? (error as LibxmlErrorShape) : {};
+  return {
+    code: typeof shape.code === 'number' ? shape.code : undefined,
+    argument: typeof shape.str1 === 'string' ? shape.str1 : undefined,
+  };
 }
 
 /** True for entries of `Document.errors` that make the document unusable (warnings are not). */

@@ -15,11 +15,21 @@ export interface ScannedAttribute {
   readonly offset: number;
 }
 
+/** `xmlns="uri"` (prefix '') or `xmlns:p="uri"`, as written (for advice about undeclared prefixes). */
+export interface ScannedDeclaration {
+  readonly prefix: string;
+  readonly uri: string;
+}
+
 export type PrescanOutcome =
   | {
       ok: true;
       lines: LineIndex;
       tags: ScannedTag[];
+      /** Every namespace declaration of the scanned tags, in document order. */
+      declarations: ScannedDeclaration[];
+      /** Where the text after the first top-level element begins; null when that element never closed. */
+      rootEnd: number | null;
       /** False when the text stopped following XML syntax somewhere; the XML library then reports where. */
       complete: boolean;
     }
@@ -57,12 +67,14 @@ function doctypeForbidden(lines: LineIndex, offset: number): Diagnostic {
 
 function scanMarkup(text: string, lines: LineIndex): PrescanOutcome {
   const tags: ScannedTag[] = [];
-  const incomplete = (): PrescanOutcome => ({ ok: true, lines, tags, complete: false });
+  const declarations: ScannedDeclaration[] = [];
+  let rootEnd: number | null = null;
+  const incomplete = (): PrescanOutcome => ({ ok: true, lines, tags, declarations, rootEnd, complete: false });
   let depth = 0;
   let position = 0;
   for (;;) {
     const open = text.indexOf('<', position);
-    if (open < 0) return { ok: true, lines, tags, complete: true };
+    if (open < 0) return { ok: true, lines, tags, declarations, rootEnd, complete: true };
     if (text.startsWith('<!--', open)) {
       const end = text.indexOf('-->', open + 4);
       if (end < 0) return incomplete();
@@ -89,6 +101,7 @@ function scanMarkup(text: string, lines: LineIndex): PrescanOutcome {
       if (end < 0) return incomplete();
       depth -= 1;
       position = end + 1;
+      if (depth === 0) rootEnd ??= position;
     } else {
       const tag = scanStartTag(text, open);
       if (tag === null) return incomplete();
@@ -122,7 +135,14 @@ function scanMarkup(text: string, lines: LineIndex): PrescanOutcome {
         );
       }
       tags.push({ qualifiedName: tag.qualifiedName, offset: open, attributes: tag.attributes });
+      for (const attribute of tag.attributes) {
+        const name = attribute.qualifiedName;
+        if (name === 'xmlns' || name.startsWith('xmlns:')) {
+          declarations.push({ prefix: name.slice(6), uri: text.slice(attribute.valueOffset, attribute.valueOffset + attribute.valueLength) });
+        }
+      }
       if (!tag.selfClosing) depth += 1;
+      else if (depth === 0) rootEnd ??= tag.end;
       position = tag.end;
     }
   }
@@ -130,7 +150,7 @@ function scanMarkup(text: string, lines: LineIndex): PrescanOutcome {
 
 interface StartTag {
   qualifiedName: string;
-  attributes: Array<ScannedAttribute & { valueLength: number }>;
+  attributes: Array<ScannedAttribute & { valueOffset: number; valueLength: number }>;
   selfClosing: boolean;
   end: number;
 }
@@ -157,7 +177,7 @@ function scanStartTag(text: string, open: number): StartTag | null {
     if (quote !== '"' && quote !== "'") return null;
     const close = text.indexOf(quote, index + 1);
     if (close < 0) return null;
-    attributes.push({ qualifiedName: attributeName, offset: nameStart, valueLength: close - index - 1 });
+    attributes.push({ qualifiedName: attributeName, offset: nameStart, valueOffset: index + 1, valueLength: close - index - 1 });
     index = close + 1;
   }
 }

@@ -1,10 +1,11 @@
 import { parseXml, type Element as LibxmlElement, type Node as LibxmlNode } from 'libxmljs2';
 import type { Diagnostic } from '../api';
 import { diagnostic, type SourceLocation } from '../diagnostics';
-import { isLibxmlError, libxmlDiagnostic } from './libxml-errors';
+import { isLibxmlError } from './libxml-errors';
 import { LIBXML_OPTIONS, XML_LIMITS } from './limits';
 import type { LineIndex } from './line-index';
 import { prescan, type ScannedTag } from './prescan';
+import { collectedErrorDiagnostics, fatalErrorDiagnostic } from './read-errors';
 import type { XmlAttribute, XmlElement, XmlNode } from './xml-tree';
 
 export type ReadXmlOutcome = { ok: true; root: XmlElement } | { ok: false; diagnostics: Diagnostic[] };
@@ -20,10 +21,10 @@ export function readXml(text: string): ReadXmlOutcome {
     document = parseXml(text, LIBXML_OPTIONS);
   } catch (error) {
     // libxmljs2 reports the first fatal error by throwing; that is its answer to bad input, not a bug of ours.
-    return refuse([libxmlDiagnostic(error)]);
+    return refuse([fatalErrorDiagnostic(error, text, scan)]);
   }
   const errors = document.errors.filter(isLibxmlError);
-  if (errors.length > 0) return refuse(errors.map(libxmlDiagnostic));
+  if (errors.length > 0) return refuse(collectedErrorDiagnostics(errors, scan));
   const root = document.root();
   if (root === null) return refuse([diagnostic('empty_document', 'the document has no root element')]);
 

@@ -1,5 +1,6 @@
 import { readQuartzCron } from '../../src/timer/quartz';
 import { TIMER_NAMESPACE, loadTimer } from '../../src/timer/read-timer';
+import { timerScheduleDiagnostic } from '../../src/timer/schedule-diagnostic';
 
 const NS = `xmlns="${TIMER_NAMESPACE}" xmlns:parameter="http://www.mydata-control.de/4.0/parameter" xmlns:constant="http://www.mydata-control.de/4.0/constant"`;
 const timer = (attributes: string, body: string) => `<timer ${NS} ${attributes}>\n${body}\n</timer>`;
@@ -92,11 +93,99 @@ describe('loadTimer', () => {
     const repeated = loadTimer(
       timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:acme:a"><parameter:string name="p" value="1"/><parameter:string name="p" value="2"/></event>'),
     );
-    expect(!repeated.ok && repeated.diagnostics.map((d) => d.code)).toEqual(['invalid_attribute']);
+    // The duplicate-parameter rule of policies (pip queries, executes) applies to timer events too.
+    expect(!repeated.ok && repeated.diagnostics.map((d) => d.code)).toEqual(['duplicate_parameter']);
     const mismatch = loadTimer(
       timer('id="urn:timer:acme:t" cron="* * * * * ?"', '<event action="urn:action:acme:a"><parameter:string name="p"><constant:true/></parameter:string></event>'),
     );
     expect(!mismatch.ok && mismatch.diagnostics.map((d) => d.code)).toEqual(['type_mismatch']);
+  });
+
+  it('accepts timers in the ind2uce 3.2.46 namespaces as their 4.0 twins', () => {
+    const old = 'http://www.iese.fraunhofer.de/ind2uce/3.2.46';
+    const body = '<event action="urn:action:acme:a"><parameter:number name="n"><constant:number value="2"/></parameter:number></event>';
+    const legacy = loadTimer(
+      `<timer xmlns="${old}/ind2uceLanguageTimer" xmlns:tns="${old}/ind2uceLanguageTimer" xmlns:parameter="${old}/parameter" ` +
+        `xmlns:constant="${old}/constant" xmlns:pip="${old}/pip" xmlns:function="${old}/function" id="urn:timer:acme:t" cron="0 0 1 * * ?">\n${body}\n</timer>`,
+    );
+    const current = loadTimer(timer('id="urn:timer:acme:t" cron="0 0 1 * * ?"', body));
+    expect(legacy.ok && current.ok).toBe(true);
+    if (legacy.ok && current.ok) {
+      expect(legacy.timer.events).toEqual([{ action: 'urn:action:acme:a', parameters: [{ name: 'n', value: 2 }] }]);
+      expect(legacy.timer.events).toEqual(current.timer.events);
+    }
+    // The 3.2.46 policy namespace is not a timer namespace.
+    const policyRoot = loadTimer(`<timer xmlns="${old}/ind2uceLanguage" id="urn:timer:acme:t" cron="0 0 1 * * ?"/>`);
+    expect(!policyRoot.ok && policyRoot.diagnostics.map((d) => d.code)).toEqual(['wrong_root']);
+  });
+
+  it('carries the years of a year field with its schedule, and checks the schedule completely', () => {
+    const oneShot = loadTimer(timer('id="urn:timer:acme:t" cron="0 0 12 24 12 ? 2027"', '<event action="urn:action:acme:a"/>'));
+    expect(oneShot).toMatchObject({ ok: true, timer: { cron: '0 0 12 24 12 ? 2027', schedule: '0 0 12 24 12 ?', years: [2027] } });
+    const never = loadTimer(timer('id="urn:timer:acme:t" cron="0 0 0 30 2 ?"', '<event action="urn:action:acme:a"/>'));
+    // The column of the `cron` attribute: after `<timer ` and the namespace declarations and `id="urn:timer:acme:t" `.
+    const column = `<timer ${NS} id="urn:timer:acme:t" `.length + 1;
+    expect(never).toEqual({
+      ok: false,
+      diagnostics: [
+        {
+          code: 'invalid_attribute',
+          message: expect.stringMatching(/^attribute `cron`: `0 0 0 30 2 \?` is not a valid schedule: /),
+          line: 1,
+          column,
+        },
+      ],
+    });
+  });
+
+  it('says at registration when a timer never fires again', () => {
+    const read = (cron: string) => {
+      const outcome = loadTimer(timer(`id="urn:timer:acme:t" cron="${cron}"`, '<event action="urn:action:acme:a"/>'));
+      if (!outcome.ok) throw new Error(outcome.diagnostics[0]?.message);
+      return outcome.timer;
+    };
+    const now = new Date('2026-11-24T12:00:00Z');
+    expect(timerScheduleDiagnostic(read('0 0 12 24 12 ? 2027'), now)).toBeNull();
+    expect(timerScheduleDiagnostic(read('0 0 12 * * ?'), now)).toBeNull();
+    const past = read('0 0 12 24 12 ? 2020');
+    expect(timerScheduleDiagnostic(past, now)).toEqual({
+      code: 'invalid_attribute',
+      message: 'attribute `cron`: `0 0 12 24 12 ? 2020` never fires again: it has no fire time after 2026-11-24T12:00:00.000Z',
+      line: past.cronLocation.line,
+      column: past.cronLocation.column,
+    });
+    // The last fire time of 2026-11-24 12:00 itself is not "after now".
+    expect(timerScheduleDiagnostic(read('0 0 12 24 11 ? 2026'), now)).not.toBeNull();
+    expect(timerScheduleDiagnostic(read('0 0 12 24 11 ? 2026'), new Date('2026-11-24T11:59:59Z'))).toBeNull();
+  });
+
+  it('checks parameters with the rules of policy parameters, and only constants give them values', () => {
+    const body =
+      '<event action="urn:action:acme:a"><parameter:string name="p" value="1"/><parameter:number name="p"><constant:number value="x"/></parameter:number>' +
+      '<parameter:string name="q"><constant:true/></parameter:string><parameter:string name="r" value="x" jsonPathQuery="$.a"/>' +
+      '<parameter:string name="s" value="x"><constant:string value="y"/></parameter:string></event>';
+    const outcome = loadTimer(timer('id="urn:timer:acme:t" cron="* * * * * ?"', body));
+    const column = (text: string) => body.indexOf(text) + 1;
+    expect(outcome).toEqual({
+      ok: false,
+      diagnostics: [
+        { code: 'duplicate_parameter', message: 'parameter `p` is given more than once in one `event`', line: 2, column: column('name="p">') },
+        { code: 'invalid_attribute', message: 'attribute `value` of `constant:number`: `x` is not a number', line: 2, column: column('value="x"/>') },
+        {
+          code: 'type_mismatch',
+          message: '`parameter:string` needs a string value, found `constant:true` of type boolean',
+          line: 2,
+          column: column('<constant:true/>'),
+        },
+        { code: 'unknown_attribute', message: 'unknown attribute `jsonPathQuery` on `parameter:string`', line: 2, column: column('jsonPathQuery') },
+        {
+          code: 'too_many_children',
+          message: '`parameter:string` has a `value`; it cannot also have a child',
+          line: 2,
+          column: column('<constant:string value="y"/>'),
+        },
+      ],
+    });
   });
 
   it('reads hardened: a DOCTYPE is refused before anything else', () => {
@@ -118,6 +207,7 @@ describe('readQuartzCron', () => {
     ['0 0 0 L * ?', '0 0 0 L * ?'],
     ['0 0 0 ? jan,dec mon', '0 0 0 ? JAN,DEC MON'],
     ['  */5   * * * * ?  *', '*/5 * * * * ?'],
+    ['0 0 0 * * ? ?', '0 0 0 * * ?'],
   ])('translates %s to %s', (quartz, cronParser) => {
     expect(readQuartzCron(quartz)).toEqual({ ok: true, value: { quartz: quartz.trim().split(/\s+/).join(' '), cronParser } });
   });
@@ -130,7 +220,8 @@ describe('readQuartzCron', () => {
     ['0 0 0 15W * ?', /`W` or `L-n`/],
     ['0 0 0 ? * 0', /not a quartz day of week/],
     ['0 0 0 ? * 8', /not a quartz day of week/],
-    ['0 0 0 * * ? 2030', /year field/],
+    // A year field names years Quartz knows (1970–2099).
+    ['0 0 0 * * ? 1969', /year field/],
     ['H * * * * ?', /`H`/],
     ['0 0 0 ? * 1%', /character/],
   ])('refuses %j', (text, problem) => {

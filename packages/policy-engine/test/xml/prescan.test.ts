@@ -21,6 +21,22 @@ describe('prescan', () => {
     ]);
   });
 
+  it('records namespace declarations and where the root element ends', () => {
+    const text = '<a xmlns="urn:d" xmlns:p=\'urn:p\' k="v"><p:b xmlns:q="urn:q"/></a>  <b/>';
+    const outcome = prescan(text);
+    if (!outcome.ok) throw new Error('refused');
+    expect(outcome.declarations).toEqual([
+      { prefix: '', uri: 'urn:d' },
+      { prefix: 'p', uri: 'urn:p' },
+      { prefix: 'q', uri: 'urn:q' },
+    ]);
+    expect(outcome.rootEnd).toBe(text.indexOf('</a>') + 4);
+    const selfClosing = prescan('<a/><b/>');
+    expect(selfClosing.ok && selfClosing.rootEnd).toBe(4);
+    const open = prescan('<a><b/>');
+    expect(open.ok && open.rootEnd).toBeNull();
+  });
+
   it('skips comments, CDATA and processing instructions, even when they contain markup', () => {
     const outcome = prescan('<!-- <x> --><?pi <y>?><a><![CDATA[<z>]]></a>');
     if (!outcome.ok) throw new Error('refused');
