@@ -62,7 +62,7 @@ const timerBodyDoc = {
   },
 };
 const invalidTimer = problem(
-  '`invalid_policy`: the timer is malformed, its cron is not a quartz schedule cron-parser accepts, or an action is of another solution; `errors` lists every problem with line and column',
+  '`invalid_policy`: the timer is malformed, its cron is not a quartz schedule or never fires again, or an action is of another solution; `errors` lists every problem with line and column',
 );
 const invalidPolicy = problem(
   '`invalid_policy`: the XML is malformed or breaks a language or solution rule; `errors` lists every problem with line and column',
