@@ -31,12 +31,21 @@ const REASONS: Record<string, string> = {
   UND_ERR_SOCKET: 'the connection closed unexpectedly',
 };
 
+interface ErrorLike {
+  name?: unknown;
+  message?: unknown;
+  code?: unknown;
+  cause?: unknown;
+}
+
+// Duck-typed rather than `instanceof Error`: fetch's errors may come from another realm (a test runner's sandbox).
+const errorLike = (value: unknown): ErrorLike | undefined => (typeof value === 'object' && value !== null ? (value as ErrorLike) : undefined);
+
 function causeCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; depth < 4 && current instanceof Error; depth += 1) {
-    const code = (current as NodeJS.ErrnoException).code;
-    if (typeof code === 'string') return code;
-    current = current.cause;
+  let current = errorLike(error);
+  for (let depth = 0; depth < 4 && current; depth += 1) {
+    if (typeof current.code === 'string') return current.code;
+    current = errorLike(current.cause);
   }
   return undefined;
 }
@@ -44,11 +53,12 @@ function causeCode(error: unknown): string | undefined {
 /** One sentence for a request that got no answer. */
 function transportFailure(request: HttpRequest, error: unknown): TransportFailure {
   const origin = new URL(request.url).origin;
-  if (error instanceof Error && error.name === 'TimeoutError') {
+  if (errorLike(error)?.name === 'TimeoutError') {
     return new TransportFailure(`${request.service} at ${origin} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
   }
   const code = causeCode(error);
-  const reason = (code && REASONS[code]) ?? (code ? code.toLowerCase() : error instanceof Error ? error.message : String(error));
+  const message = errorLike(error)?.message;
+  const reason = (code && REASONS[code]) ?? code?.toLowerCase() ?? (typeof message === 'string' ? message : String(error));
   return new TransportFailure(`cannot reach ${request.service} at ${origin}: ${reason}`);
 }
 
