@@ -71,12 +71,17 @@ export async function writeSession(env: NodeJS.ProcessEnv, session: Session): Pr
   const temporary = path.join(dir, `.${SESSION_FILE}.${process.pid}.${Date.now()}`);
   const handle = await open(temporary, 'wx', 0o600);
   try {
-    await handle.chmod(0o600);
-    await handle.writeFile(`${JSON.stringify(session, null, 2)}\n`, 'utf8');
-  } finally {
-    await handle.close();
+    try {
+      await handle.chmod(0o600);
+      await handle.writeFile(`${JSON.stringify(session, null, 2)}\n`, 'utf8');
+    } finally {
+      await handle.close();
+    }
+    await rename(temporary, file);
+  } catch (error) {
+    await rm(temporary, { force: true });
+    throw error;
   }
-  await rename(temporary, file);
   return file;
 }
 

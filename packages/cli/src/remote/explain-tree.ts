@@ -16,15 +16,17 @@ const node = (text: string, children: Tree[] = []): Tree => ({ text, children })
 const asObject = (value: unknown): Json => (typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Json) : {});
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const show = (value: unknown): string => (value === undefined ? 'undefined' : JSON.stringify(value));
+/** A string as it is, anything else as JSON. */
+const text = (value: unknown): string => (typeof value === 'string' ? value : show(value));
 
 /** A wire parameter `{name, value: {value, type, isComplex}}` as `name=value`. */
 function parameterText(parameter: unknown): string {
   const p = asObject(parameter);
   const value = asObject(p.value);
-  return `${String(p.name)}=${show('value' in value ? value.value : p.value)}`;
+  return `${text(p.name)}=${show('value' in value ? value.value : p.value)}`;
 }
 
-const callText = (name: unknown, parameters: unknown) => `${String(name)}(${asArray(parameters).map(parameterText).join(', ')})`;
+const callText = (name: unknown, parameters: unknown) => `${text(name)}(${asArray(parameters).map(parameterText).join(', ')})`;
 
 function time(ms: unknown): string {
   return typeof ms === 'number' ? new Date(ms).toISOString() : 'the beginning';
@@ -48,14 +50,14 @@ function conditionText(condition: unknown): string {
   const c = asObject(condition);
   const position = typeof c.branch === 'number' ? c.branch : -1;
   const which = position === 0 ? 'if' : `elseif #${position}`;
-  return `${which}: ${c.value === null ? 'failed (see error)' : String(c.value)}`;
+  return `${which}: ${c.value === null ? 'failed (see error)' : text(c.value)}`;
 }
 
 function modifierText(modifier: unknown): string {
   const m = asObject(modifier);
   const engine = asObject(asArray(m.engine)[0]);
   const reason = typeof m.reason === 'string' ? ` — ${m.reason}` : '';
-  return `${String(m.name)} ${String(m.expression)}: ${callText(engine.method, engine.parameters)}${reason}`;
+  return `${text(m.name)} ${text(m.expression)}: ${callText(engine.method, engine.parameters)}${reason}`;
 }
 
 function pipText(answer: unknown): string {
@@ -68,15 +70,15 @@ function pipText(answer: unknown): string {
 function historyText(entry: unknown): Tree {
   const h = asObject(entry);
   const span = h.span === undefined ? '' : ` in ${spanText(h.span)}`;
-  if (h.element === 'count') return node(`count of ${String(h.action)}${span}: ${String(h.count)}`);
+  if (h.element === 'count') return node(`count of ${text(h.action)}${span}: ${text(h.count)}`);
   if (h.element === 'continuousOccurrence') {
     return node(
-      `continuousOccurrence of ${String(h.action)}${span}`,
-      asArray(h.windows).map((w) => node(`${spanText(w)}: ${String(asObject(w).count)}`)),
+      `continuousOccurrence of ${text(h.action)}${span}`,
+      asArray(h.windows).map((w) => node(`${spanText(w)}: ${text(asObject(w).count)}`)),
     );
   }
   const found = h.occurrence === null || h.occurrence === undefined ? 'none (the bound is ignored)' : time(h.occurrence);
-  return node(`${String(h.mode ?? '')} occurrence of ${String(h.action)}: ${found}`.trim());
+  return node(`${text(h.mode ?? '')} occurrence of ${text(h.action)}: ${found}`.trim());
 }
 
 function mechanismTree(mechanism: Json): Tree {
@@ -94,7 +96,7 @@ function mechanismTree(mechanism: Json): Tree {
   const valueChanged = asArray(mechanism.valueChanged);
   if (valueChanged.length > 0) {
     children.push(
-      node('valueChanged', valueChanged.map((v) => node(`${String(asObject(v).id)}: ${asObject(v).changed === true ? 'changed' : 'unchanged'}`))),
+      node('valueChanged', valueChanged.map((v) => node(`${text(asObject(v).id)}: ${asObject(v).changed === true ? 'changed' : 'unchanged'}`))),
     );
   }
   const conditionExecutions = asArray(mechanism.conditionExecutions);
@@ -102,7 +104,7 @@ function mechanismTree(mechanism: Json): Tree {
     children.push(
       node(
         'executes in conditions (not called while explaining)',
-        conditionExecutions.map((e) => node(`${callText(asObject(e).action, asObject(e).parameters)} = ${String(asObject(e).answer)}`)),
+        conditionExecutions.map((e) => node(`${callText(asObject(e).action, asObject(e).parameters)} = ${text(asObject(e).answer)}`)),
       ),
     );
   }
@@ -112,7 +114,7 @@ function mechanismTree(mechanism: Json): Tree {
   }
   if (typeof mechanism.error === 'string') children.push(node(`error: ${mechanism.error}`));
   const position = typeof mechanism.mechanism === 'number' ? mechanism.mechanism + 1 : '?';
-  return node(`mechanism ${position} on ${String(mechanism.event)}: ${String(mechanism.outcome)}`, children);
+  return node(`mechanism ${position} on ${text(mechanism.event)}: ${text(mechanism.outcome)}`, children);
 }
 
 function render(tree: Tree, prefix: string, last: boolean, lines: string[]): void {
@@ -124,7 +126,7 @@ function render(tree: Tree, prefix: string, last: boolean, lines: string[]): voi
 export function explainTree(answer: unknown): string[] {
   const a = asObject(answer);
   const lines = [
-    `decision: ${a.eventAllowed === true ? 'allowed' : 'inhibited'}  ${String(asObject(a.id).identifier)}` +
+    `decision: ${a.eventAllowed === true ? 'allowed' : 'inhibited'}  ${text(asObject(a.id).identifier)}` +
       (typeof a.policyRevision === 'number' ? `  (policy revision ${a.policyRevision})` : ''),
   ];
   const modifiers = asArray(a.modifiers);
@@ -134,7 +136,7 @@ export function explainTree(answer: unknown): string[] {
   const byPolicy = new Map<string, Json[]>();
   for (const entry of asArray(a.explanation)) {
     const mechanism = asObject(entry);
-    const policyId = String(mechanism.policyId);
+    const policyId = text(mechanism.policyId);
     byPolicy.set(policyId, [...(byPolicy.get(policyId) ?? []), mechanism]);
   }
   if (byPolicy.size === 0) {

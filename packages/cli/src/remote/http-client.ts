@@ -39,7 +39,7 @@ interface ErrorLike {
 }
 
 // Duck-typed rather than `instanceof Error`: fetch's errors may come from another realm (a test runner's sandbox).
-const errorLike = (value: unknown): ErrorLike | undefined => (typeof value === 'object' && value !== null ? (value as ErrorLike) : undefined);
+const errorLike = (value: unknown): ErrorLike | undefined => (typeof value === 'object' && value !== null ? value : undefined);
 
 function causeCode(error: unknown): string | undefined {
   let current = errorLike(error);
@@ -58,7 +58,7 @@ function transportFailure(request: HttpRequest, error: unknown): TransportFailur
   }
   const code = causeCode(error);
   const message = errorLike(error)?.message;
-  const reason = (code && REASONS[code]) ?? code?.toLowerCase() ?? (typeof message === 'string' ? message : String(error));
+  const reason = (code ? REASONS[code] : undefined) ?? code?.toLowerCase() ?? (typeof message === 'string' ? message : String(error));
   return new TransportFailure(`cannot reach ${request.service} at ${origin}: ${reason}`);
 }
 

@@ -39,7 +39,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
     env: options.env ?? {},
     out: (text) => (out += text),
     err: (text) => (err += text),
-    readStdin: async () => options.stdin ?? '',
+    readStdin: () => Promise.resolve(options.stdin ?? ''),
     stdoutIsTTY: options.tty === true,
     progressStream,
     now: () => options.now ?? Date.now(),
