@@ -1,10 +1,10 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { call, repoRoot, startStack, TEST_NATS_URL, type Stack } from '@custos/test-kit';
+import { call, freePort, repoRoot, startStack, TEST_NATS_URL, type Stack } from '@custos/test-kit';
 
 const run = promisify(execFile);
 const root = repoRoot();
@@ -160,4 +160,53 @@ describe('the custos CLI walk-through of docs/cli.md', () => {
     expect(logout.stdout).toBe('logged out\n');
     expect(existsSync(cache)).toBe(false);
   }, 120_000);
+
+  it('points into the files the real services refuse, and says when a service cannot be reached', async () => {
+    const env = { ...process.env, CUSTOS_CONFIG_DIR: configDir };
+    const custos = async (args: string[], stdin?: string) => {
+      const child = execFile(process.execPath, [cli, ...args], { cwd: scratch, env });
+      child.stdin?.end(stdin ?? '');
+      let stdout = '';
+      let stderr = '';
+      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      return { code, stdout, stderr };
+    };
+    const pdpUrl = stack.pdps[0]?.url ?? '';
+    const login = await custos(
+      ['login', '--auth-url', stack.auth.url, '--pap-url', stack.pap.url, '--pdp-url', pdpUrl, '--client-id', 'admin', '--client-secret-stdin'],
+      'change-me-now-0123\n',
+    );
+    expect(login.code).toBe(0);
+
+    // Line 3 holds an element the language does not have; pap says where, and the CLI names the file.
+    await writeFile(
+      path.join(scratch, 'broken.xml'),
+      '<policy xmlns="http://www.mydata-control.de/4.0/mydataLanguage" id="urn:policy:acme:broken">\n' +
+        '  <mechanism event="urn:action:acme:show-employee">\n' +
+        '    <nonsense/>\n' +
+        '  </mechanism>\n' +
+        '</policy>\n',
+    );
+    const broken = await custos(['policy', 'add', 'broken.xml']);
+    expect(broken.code).toBe(1);
+    expect(broken.stdout).toBe('');
+    expect(broken.stderr).toMatch(/^broken\.xml:3:\d+: .*nonsense/m);
+
+    // A JSON syntax error on line 2 of an event.
+    await writeFile(path.join(scratch, 'bad-event.json'), '{ "actionId": { "scope": "acme", "action": "show-employee" },\n  "timestamp": , "parameters": [] }\n');
+    const badEvent = await custos(['decide', 'bad-event.json']);
+    expect(badEvent.code).toBe(1);
+    expect(badEvent.stderr).toMatch(/^bad-event\.json:2:\d+: /);
+
+    const wrongSecret = await custos(['login', '--auth-url', stack.auth.url, '--client-id', 'admin', '--client-secret-stdin'], 'not-the-secret\n');
+    expect(wrongSecret.code).toBe(1);
+    expect(wrongSecret.stderr).toMatch(/^login refused by auth \(invalid_client\)/);
+
+    // A port nothing listens on: one sentence, exit 2.
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const unreachable = await custos(['login', '--auth-url', closed, '--client-id', 'admin', '--client-secret', 'x']);
+    expect(unreachable).toEqual({ code: 2, stdout: '', stderr: `error: cannot reach auth at ${closed}: connection refused\n` });
+  }, 60_000);
 });
