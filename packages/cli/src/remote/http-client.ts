@@ -10,6 +10,8 @@ export interface HttpRequest {
   contentType?: string;
   accept?: string;
   headers?: Record<string, string>;
+  /** How long to wait for the answer; REQUEST_TIMEOUT_MS unless given. */
+  timeoutMs?: number;
 }
 
 export interface HttpAnswer {
@@ -54,7 +56,7 @@ function causeCode(error: unknown): string | undefined {
 function transportFailure(request: HttpRequest, error: unknown): TransportFailure {
   const origin = new URL(request.url).origin;
   if (errorLike(error)?.name === 'TimeoutError') {
-    return new TransportFailure(`${request.service} at ${origin} did not answer within ${REQUEST_TIMEOUT_MS / 1000} s`);
+    return new TransportFailure(`${request.service} at ${origin} did not answer within ${(request.timeoutMs ?? REQUEST_TIMEOUT_MS) / 1000} s`);
   }
   const code = causeCode(error);
   const message = errorLike(error)?.message;
@@ -82,7 +84,7 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
       method: request.method,
       headers,
       body: request.body,
-      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+      signal: AbortSignal.timeout(request.timeoutMs ?? REQUEST_TIMEOUT_MS),
     });
     return { status: response.status, headers: response.headers, text: await response.text() };
   } catch (error) {
