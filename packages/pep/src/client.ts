@@ -1,6 +1,6 @@
 import { ERROR_CODES, HEADERS, type Event } from '@custos/contracts';
 import { applyModifiers } from './apply-modifiers';
-import { Deadline, wait } from './deadline';
+import { Deadline } from './deadline';
 import { readDecision, type Decision } from './decision';
 import {
   AuthenticationError,
@@ -108,12 +108,12 @@ export class CustosClient {
       throw error;
     }
     if (!decision.eventAllowed) {
-      if (applyDelay && decision.delay > 0) await wait(decision.delay);
+      if (applyDelay && decision.delay > 0) await this.options.sleep(decision.delay);
       throw new DecisionDeniedError(decision);
     }
     // Modifiers are applied before the delay, so an event that cannot be released fails at once.
     applyModifiers(copy, decision.modifiers, decision);
-    if (applyDelay && decision.delay > 0) await wait(decision.delay);
+    if (applyDelay && decision.delay > 0) await this.options.sleep(decision.delay);
     return { event: copy, decision, delayMs: decision.delay, delayApplied: applyDelay || decision.delay === 0 };
   }
 

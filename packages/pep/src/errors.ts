@@ -126,10 +126,18 @@ export class ConfigurationError extends CustosError {
   }
 }
 
+/** The reason worth showing in a message; fetch wraps the interesting one as `fetch failed` with a cause. */
 function describeCause(cause: unknown): string {
-  if (cause instanceof Error) {
-    const inner = cause.cause instanceof Error && cause.message === 'fetch failed' ? cause.cause.message : cause.message;
+  const message = messageOf(cause);
+  if (message === 'fetch failed' && typeof cause === 'object' && cause !== null && 'cause' in cause) {
+    const inner = messageOf(cause.cause);
     return inner ? `: ${inner}` : '';
   }
-  return '';
+  return message ? `: ${message}` : '';
+}
+
+/** Duck-typed: errors from another realm (a vm context, a test runner) are not `instanceof Error` here. */
+function messageOf(value: unknown): string | undefined {
+  if (typeof value !== 'object' || value === null || !('message' in value)) return undefined;
+  return typeof value.message === 'string' ? value.message : undefined;
 }

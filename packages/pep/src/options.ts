@@ -1,3 +1,4 @@
+import { wait } from './deadline';
 import { ConfigurationError } from './errors';
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryInfo, type RetryOptions } from './retry';
 
@@ -20,6 +21,8 @@ export interface CustosClientOptions {
   retry?: RetryOptions;
   /** Told about each retry before its pause (for logs and metrics); what it throws is ignored. */
   onRetry?: (info: RetryInfo) => void;
+  /** How a decision's delay is waited out (default: a timer), e.g. to cap, log or cancel it. */
+  sleep?: (ms: number) => Promise<void>;
 }
 
 export interface ResolvedOptions {
@@ -32,6 +35,7 @@ export interface ResolvedOptions {
   monotonicRevisions: boolean;
   retry: ResolvedRetry;
   onRetry: (info: RetryInfo) => void;
+  sleep: (ms: number) => Promise<void>;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -44,6 +48,8 @@ export function resolveOptions(options: CustosClientOptions): ResolvedOptions {
   if (typeof failClosed !== 'boolean') throw new ConfigurationError('option `failClosed` must be a boolean');
   const monotonicRevisions = given.monotonicRevisions ?? false;
   if (typeof monotonicRevisions !== 'boolean') throw new ConfigurationError('option `monotonicRevisions` must be a boolean');
+  const sleep = given.sleep ?? wait;
+  if (typeof sleep !== 'function') throw new ConfigurationError('option `sleep` must be a function');
   const onRetry = given.onRetry ?? (() => undefined);
   if (typeof onRetry !== 'function') throw new ConfigurationError('option `onRetry` must be a function');
   return {
@@ -55,6 +61,7 @@ export function resolveOptions(options: CustosClientOptions): ResolvedOptions {
     failClosed,
     monotonicRevisions,
     retry: retryOptions(given.retry),
+    sleep,
     onRetry: (info) => {
       try {
         onRetry(info);

@@ -38,7 +38,8 @@ const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREAC
  * would count twice in every `count` over that action (a limit "at most 5" would be reached after 3).
  */
 export function requestNeverSent(error: unknown): boolean {
-  const cause = error instanceof Error ? error.cause : undefined;
+  // Not `instanceof Error`: fetch's errors may come from another realm (a vm context, a test runner).
+  const cause = typeof error === 'object' && error !== null && 'cause' in error ? error.cause : undefined;
   const code = typeof cause === 'object' && cause !== null && 'code' in cause ? cause.code : undefined;
   return typeof code === 'string' && NOT_SENT.has(code);
 }
