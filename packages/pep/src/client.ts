@@ -139,7 +139,8 @@ export class CustosClient {
   private async ask(body: string, minRevision: number | undefined, deadline: Deadline, failures: unknown[]): Promise<Decision> {
     const { eventUrl, retry } = this.options;
     let tokenRenewed = false;
-    for (let attempt = 1; ; attempt += 1) {
+    let attempt = 1;
+    for (;;) {
       const token = await deadline.race(this.tokens.get());
       const headers: Record<string, string> = {
         Authorization: `Bearer ${token}`,
@@ -156,6 +157,7 @@ export class CustosClient {
         if (!requestNeverSent(error) || attempt >= retry.attempts) throw failure;
         failures.push(failure);
         await this.pause(deadline, attempt, failure);
+        attempt += 1;
         continue;
       }
       const text = await this.readBody(response, deadline);
@@ -169,16 +171,17 @@ export class CustosClient {
         if (tokenRenewed) {
           throw new AuthenticationError('the pdp refused a freshly issued token', 401, problem?.code, { cause: statusCause(response.status, problem, text) });
         }
+        // Not one of the transport retries: the same attempt again, with a new token.
         tokenRenewed = true;
         this.tokens.invalidate(token);
-        attempt -= 1; // renewing the token is not one of the transport retries
         continue;
       }
       const failure = new UnexpectedStatusError(eventUrl, response.status, problem, { cause: statusCause(response.status, problem, text) });
-      const safe = response.status === 503 && problem?.code !== undefined && ANSWERED_BEFORE_DECIDING.has(problem.code);
+      const safe = response.status === 503 && typeof problem?.code === 'string' && ANSWERED_BEFORE_DECIDING.has(problem.code);
       if (!safe || attempt >= retry.attempts) throw failure;
       failures.push(failure);
       await this.pause(deadline, attempt, failure, response.headers.get('retry-after'));
+      attempt += 1;
     }
   }
 

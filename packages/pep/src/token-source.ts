@@ -15,8 +15,9 @@ export const refreshMarginMs = (lifetimeMs: number): number => Math.min(60_000, 
 
 /**
  * The client's access token: fetched once, shared by concurrent calls (one fetch in flight at most), replaced
- * before it expires, and dropped when the pdp refuses it. While a due refresh fails, the old token is used as
- * long as it is still valid.
+ * before it expires, and dropped when the pdp refuses it. A token due for renewal but still valid is used while
+ * the renewal runs in the background, so decisions never wait for the token endpoint then, and an auth-service
+ * outage costs nothing until the token really expires.
  */
 export class TokenSource {
   private current: CachedToken | undefined;
@@ -32,7 +33,11 @@ export class TokenSource {
     const now = this.now();
     if (current && now < current.refreshAt) return current.accessToken;
     const refreshed = this.refresh();
-    if (current && now < current.expiresAt) return refreshed.catch(() => current.accessToken);
+    if (current && now < current.expiresAt) {
+      // The next call past the renewal point tries again; until then the valid token serves.
+      refreshed.catch(() => undefined);
+      return current.accessToken;
+    }
     return refreshed;
   }
 

@@ -40,32 +40,45 @@ describe('the token source against a real token endpoint', () => {
     expect(server.issued).toEqual(['token-1']);
   });
 
-  it('refreshes a minute before expiry, not earlier', async () => {
+  it('renews a minute before expiry, in the background, not earlier', async () => {
     const tokens = source();
     await tokens.get();
-    now += 3_540_000 - 1; // one millisecond before the refresh point (3600 s - 60 s)
+    now += 3_540_000 - 1; // one millisecond before the renewal point (3600 s - 60 s)
     expect(await tokens.get()).toBe('token-1');
+    expect(server.seen).toHaveLength(1);
     now += 1;
-    expect(await tokens.get()).toBe('token-2');
+    // Still valid: served at once while the renewal runs.
+    expect(await tokens.get()).toBe('token-1');
+    await waitUntil(async () => (await tokens.get()) === 'token-2');
     expect(server.issued).toEqual(['token-1', 'token-2']);
   });
 
-  it('refreshes short-lived tokens at half their life', async () => {
+  it('waits for a new token once the old one expired', async () => {
+    const tokens = source();
+    await tokens.get();
+    now += 3_600_000;
+    expect(await tokens.get()).toBe('token-2');
+  });
+
+  it('renews short-lived tokens at half their life', async () => {
     await server.stop();
     server = await tokenServer(10);
     const tokens = source();
     await tokens.get();
     now += 4_999;
     expect(await tokens.get()).toBe('token-1');
+    expect(server.seen).toHaveLength(1);
     now += 1;
-    expect(await tokens.get()).toBe('token-2');
+    await waitUntil(async () => (await tokens.get()) === 'token-2');
   });
 
-  it('keeps using a still valid token while its refresh fails, and not once it expired', async () => {
+  it('keeps using a still valid token while its renewal fails, and not once it expired', async () => {
     const tokens = source({ retry: { ...DEFAULT_RETRY, attempts: 1 } });
     await tokens.get();
     server.handle((_, res) => json(res, 500, { error: 'server_error' }));
     now += 3_550_000;
+    expect(await tokens.get()).toBe('token-1');
+    await waitUntil(() => server.seen.length === 2);
     expect(await tokens.get()).toBe('token-1');
     now += 50_000;
     await expect(tokens.get()).rejects.toMatchObject({ status: 500 });
@@ -149,3 +162,12 @@ describe('a token server that starts late', () => {
     await late.stop();
   });
 });
+
+/** Polls `check` until it holds (the background renewal has no promise to await). */
+async function waitUntil(check: () => boolean | Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error('condition not reached');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
