@@ -204,7 +204,7 @@ export class CustosClient {
 function problemOf(text: string): ProblemBody | undefined {
   try {
     const body: unknown = JSON.parse(text);
-    return isJsonObject(body) ? (body as ProblemBody) : undefined;
+    return isJsonObject(body) ? body : undefined;
   } catch {
     return undefined;
   }

@@ -25,20 +25,12 @@ export class Deadline {
   /** `promise`, or the deadline's reason if it passes first. */
   race<T>(promise: Promise<T>): Promise<T> {
     if (this.expired) return Promise.reject(this.reason);
-    return new Promise<T>((resolve, reject) => {
-      const onAbort = () => reject(this.reason);
+    let onAbort = (): void => undefined;
+    const aborted = new Promise<never>((_, reject) => {
+      onAbort = () => reject(this.reason);
       this.signal.addEventListener('abort', onAbort, { once: true });
-      promise.then(
-        (value) => {
-          this.signal.removeEventListener('abort', onAbort);
-          resolve(value);
-        },
-        (error: unknown) => {
-          this.signal.removeEventListener('abort', onAbort);
-          reject(error);
-        },
-      );
     });
+    return Promise.race([promise, aborted]).finally(() => this.signal.removeEventListener('abort', onAbort));
   }
 
   /** Waits `ms`, or less if the deadline passes first (then rejects with its reason). */

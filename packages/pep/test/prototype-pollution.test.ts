@@ -4,13 +4,25 @@ import { ModifierError, UnsupportedModifierError } from '../src/errors';
 import { event } from '../src/event-builder';
 import { modifier } from './servers';
 
-const ORIGINAL = { toString: Object.prototype.toString, hasOwnProperty: Object.prototype.hasOwnProperty, push: Array.prototype.push };
+/** Every own member of `target`: its key and what it holds (value, or getter for accessors). */
+const members = (target: object) =>
+  Reflect.ownKeys(target).map((key) => {
+    const descriptor: PropertyDescriptor | undefined = Object.getOwnPropertyDescriptor(target, key);
+    const held: unknown = descriptor === undefined ? undefined : Reflect.get(descriptor, 'get' in descriptor ? 'get' : 'value');
+    return { key, held };
+  });
+const OBJECT_PROTOTYPE = members(Object.prototype);
+const ARRAY_PROTOTYPE = members(Array.prototype);
 
-/** Nothing in these tests may leave a trace on the shared prototypes. */
+function expectSameMembers(now: ReturnType<typeof members>, before: ReturnType<typeof members>): void {
+  expect(now.map((member) => member.key)).toEqual(before.map((member) => member.key));
+  now.forEach((member, index) => expect(member.held).toBe(before[index]?.held));
+}
+
+/** Nothing in these tests may leave a trace on the shared prototypes: no member added, none replaced. */
 function expectPrototypesClean(): void {
-  expect(Object.prototype.toString).toBe(ORIGINAL.toString);
-  expect(Object.prototype.hasOwnProperty).toBe(ORIGINAL.hasOwnProperty);
-  expect(Array.prototype.push).toBe(ORIGINAL.push);
+  expectSameMembers(members(Object.prototype), OBJECT_PROTOTYPE);
+  expectSameMembers(members(Array.prototype), ARRAY_PROTOTYPE);
   for (const key of ['polluted', 'isAdmin']) {
     expect(Object.prototype).not.toHaveProperty(key);
     expect(Array.prototype).not.toHaveProperty(key);

@@ -189,7 +189,7 @@ describe('the PEP SDK against a real stack', () => {
 
   it('rejects an inhibited event with DecisionDeniedError after waiting out its delay', async () => {
     const slept: number[] = [];
-    const custos = new CustosClient(options({ sleep: async (ms) => void slept.push(ms) }));
+    const custos = new CustosClient(options({ sleep: (ms) => (slept.push(ms), Promise.resolve()) }));
     const error = await custos.enforce(employee('export-employees'), { minPolicyRevision: revision }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(DecisionDeniedError);
     expect((error as DecisionDeniedError).decision).toMatchObject({ eventAllowed: false, modifiers: [], delay: 1000, policyRevision: revision });
@@ -199,7 +199,7 @@ describe('the PEP SDK against a real stack', () => {
 
   it('awaits an allowing delay, or returns it with applyDelay: false', async () => {
     const slept: number[] = [];
-    const custos = new CustosClient(options({ sleep: async (ms) => void slept.push(ms) }));
+    const custos = new CustosClient(options({ sleep: (ms) => (slept.push(ms), Promise.resolve()) }));
     const awaited = await custos.enforce(employee('download-report'), { minPolicyRevision: revision });
     expect(awaited).toMatchObject({ delayMs: 7_200_000, delayApplied: true });
     expect(slept).toEqual([7_200_000]);
@@ -255,7 +255,7 @@ describe('the PEP SDK against a real stack', () => {
         const mallory = await fetch(`http://127.0.0.1:${port}/employees/u2`);
         expect(mallory.status).toBe(403);
         expect(mallory.headers.get('content-type')).toBe('application/problem+json');
-        expect(await mallory.json()).toMatchObject({ status: 403, code: 'event_inhibited', instance: expect.stringMatching(/^urn:decision:/) });
+        expect(await mallory.json()).toMatchObject({ status: 403, code: 'event_inhibited', instance: expect.stringMatching(/^urn:decision:/) as unknown });
         expect((await fetch(`http://127.0.0.1:${port}/employees/u9`)).status).toBe(404);
         await waitFor(() => app.output().includes('custos refused /employees/u2: denied'), { what: 'the example to log the refusal' });
       } finally {

@@ -38,7 +38,8 @@ export async function registerPep(stack: Stack, adminToken: string): Promise<{ i
     json: { solutions: ['acme'], scopes: ['event:decide'], description: 'HR portal PEP' },
   });
   if (created.status !== 201) throw new Error(`registering the pep failed: ${created.status}`);
-  return { id: created.body.client_id, secret: created.body.client_secret };
+  const body = created.body as { client_id: string; client_secret: string };
+  return { id: body.client_id, secret: body.client_secret };
 }
 
 /** The auth-service's clients command, run against the stack's database as an operator would. */
