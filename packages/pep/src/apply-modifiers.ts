@@ -53,6 +53,8 @@ function prepare(modifier: Modifier, context: ModifierContext & { modifier: Modi
 
 function applyOne(event: Event, step: PreparedModifier): void {
   const { modifier } = step.context;
+  // An event without parameters (the pdp accepts one) has nothing to modify.
+  if (!Array.isArray(event.parameters)) return;
   const position = event.parameters.findIndex((parameter) => parameter.name === modifier.name);
   const parameter = event.parameters[position];
   if (parameter === undefined) return;

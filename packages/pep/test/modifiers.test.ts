@@ -263,6 +263,12 @@ describe('applying several modifiers', () => {
     expect(modified({ v: { a: 1 } }, modifier('w', '$', 'delete'), modifier('v', '$.b', 'password'))).toEqual({ v: { a: 1 } });
   });
 
+  it('changes nothing in an event that carries no parameters at all', () => {
+    const bare = { actionId: { scope: 'acme', action: 'test' }, timestamp: 1 } as Event;
+    applyModifiers(bare, [modifier('v', '$', 'delete')] as Modifier[]);
+    expect(bare).toEqual({ actionId: { scope: 'acme', action: 'test' }, timestamp: 1 });
+  });
+
   it('checks every modifier before applying the first', () => {
     const subject = event('acme', 'test', { v: 'Ann' });
     expect(() => applyModifiers(subject, [modifier('v', '$', 'password'), modifier('v', '$', 'rot13')] as Modifier[])).toThrow(UnsupportedModifierError);
