@@ -1,2 +1,24 @@
 /** The PEP SDK: ask Custos for decisions and enforce them. */
-export {};
+export { CustosClient, type DecideOptions, type EnforceOptions, type Enforcement } from './client';
+export type { CustosClientOptions } from './options';
+export type { RetryOptions, RetryInfo } from './retry';
+export type { Decision } from './decision';
+export {
+  CustosError,
+  DecisionDeniedError,
+  DecisionTimeoutError,
+  TransportError,
+  AuthenticationError,
+  UnexpectedStatusError,
+  MalformedDecisionError,
+  UnsupportedModifierError,
+  JsonPathError,
+  ModifierError,
+  ConfigurationError,
+  type ModifierContext,
+  type ProblemBody,
+} from './errors';
+export { applyModifiers } from './apply-modifiers';
+export { SUPPORTED_MODIFIER_METHODS } from './modifiers/registry';
+export { event, parameter, parameterValue, typed, TypedValue, MAX_VALUE_DEPTH, type EventOptions, type EventValues } from './event-builder';
+export { custosMiddleware, type MiddlewareOptions, type MiddlewareResponse, type NextFunction, type RequestWithCustos } from './middleware';

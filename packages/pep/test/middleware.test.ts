@@ -1,0 +1,126 @@
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CustosClient } from '../src/client';
+import { CustosError, DecisionDeniedError, TransportError } from '../src/errors';
+import { event } from '../src/event-builder';
+import type { MiddlewareOptions, RequestWithCustos } from '../src/middleware';
+import { decision, json, modifier, TestServer, tokenServer } from './servers';
+
+type AppRequest = IncomingMessage & Partial<RequestWithCustos> & { enforced?: unknown };
+
+let tokens: Awaited<ReturnType<typeof tokenServer>>;
+let pdp: TestServer;
+let app: Server;
+let appUrl = '';
+const handled: AppRequest[] = [];
+const reported: CustosError[] = [];
+
+/** A node:http application whose one route runs the middleware, then a handler echoing the enforced event. */
+async function startApp(options: Partial<MiddlewareOptions<AppRequest>> = {}): Promise<void> {
+  const custos = new CustosClient({ pdpUrl: pdp.url, authUrl: tokens.url, clientId: 'pep', clientSecret: 'pep-secret', timeoutMs: 2000 });
+  const guard = custos.middleware<AppRequest>({
+    event: (req) => event('acme', 'show-employee', { path: req.url ?? '', user: { name: 'Ann', id: req.headers['x-user'] ?? 'anonymous' } }),
+    onError: (error) => reported.push(error),
+    ...options,
+  });
+  app = createServer((incoming, res) => {
+    const req: AppRequest = incoming;
+    void guard(req, res, (error?: unknown) => {
+      if (error !== undefined) {
+        res.statusCode = 500;
+        res.end(`next got: ${(error as Error).message}`);
+        return;
+      }
+      handled.push(req);
+      json(res, 200, req.custos ?? req.enforced);
+    });
+  });
+  await new Promise<void>((resolve) => app.listen(0, '127.0.0.1', resolve));
+  appUrl = `http://127.0.0.1:${(app.address() as AddressInfo).port}`;
+}
+
+beforeEach(async () => {
+  tokens = await tokenServer();
+  pdp = await TestServer.start((_, res) => json(res, 200, decision([modifier('user', '$.name', 'password')]), { 'Policy-Revision': '1' }));
+  handled.length = 0;
+  reported.length = 0;
+});
+afterEach(async () => {
+  app.closeAllConnections();
+  await new Promise((resolve) => app.close(resolve));
+  await tokens.stop();
+  await pdp.stop();
+});
+
+describe('the middleware', () => {
+  it('lets an allowed request through with the modified event on the request', async () => {
+    await startApp();
+    const response = await fetch(`${appUrl}/employees/7`, { headers: { 'X-User': 'u7' } });
+    expect(response.status).toBe(200);
+    const enforced = (await response.json()) as { event: { parameters: unknown[] }; decision: { policyRevision: number } };
+    expect(enforced.event.parameters).toEqual([
+      { name: 'path', value: { value: '/employees/7', type: 'java.lang.String', isComplex: false } },
+      { name: 'user', value: { value: { name: '***', id: 'u7' }, type: 'java.lang.Object', isComplex: true } },
+    ]);
+    expect(enforced.decision.policyRevision).toBe(1);
+    expect(handled).toHaveLength(1);
+  });
+
+  it('puts the enforcement where it is told', async () => {
+    await startApp({ property: 'enforced' });
+    const response = await fetch(`${appUrl}/x`);
+    expect(((await response.json()) as { delayMs: number }).delayMs).toBe(0);
+    expect(handled[0]?.custos).toBeUndefined();
+  });
+
+  it('answers 403 problem details to a denied request, which never reaches the handler', async () => {
+    pdp.handle((_, res) => json(res, 200, decision([], { allowed: false }), { 'Policy-Revision': '1' }));
+    await startApp();
+    const response = await fetch(`${appUrl}/employees/7`);
+    expect(response.status).toBe(403);
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toEqual({
+      type: 'urn:custos:problem:event_inhibited',
+      title: 'Forbidden',
+      status: 403,
+      detail: 'the request is not allowed by policy',
+      code: 'event_inhibited',
+      instance: 'urn:decision:0193a5e2-7c4b-7d6e-9f10-2b3c4d5e6f70',
+    });
+    expect(handled).toHaveLength(0);
+    expect(reported[0]).toBeInstanceOf(DecisionDeniedError);
+  });
+
+  it('answers 503 when Custos cannot be asked, without telling why', async () => {
+    await startApp();
+    await pdp.stop();
+    const response = await fetch(`${appUrl}/employees/7`);
+    expect(response.status).toBe(503);
+    const body = (await response.json()) as Record<string, unknown>;
+    expect(body).toEqual({
+      type: 'urn:custos:problem:decision_unavailable',
+      title: 'Service Unavailable',
+      status: 503,
+      detail: 'the request cannot be authorized right now',
+      code: 'decision_unavailable',
+    });
+    expect(handled).toHaveLength(0);
+    expect(reported[0]).toBeInstanceOf(TransportError);
+    pdp = await TestServer.start(() => undefined);
+  });
+
+  it('answers 503 when the decision cannot be carried out', async () => {
+    pdp.handle((_, res) => json(res, 200, decision([modifier('user', '$', 'encrypt')]), { 'Policy-Revision': '1' }));
+    await startApp();
+    expect((await fetch(`${appUrl}/x`)).status).toBe(503);
+    expect(handled).toHaveLength(0);
+  });
+
+  it('passes an error of the event builder to next', async () => {
+    await startApp({ event: () => event('acme', 'x', { when: new Date(0) }) });
+    const response = await fetch(`${appUrl}/x`);
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe('next got: parameter `when` at `$`: only plain objects and arrays travel as JSON');
+    expect(pdp.seen).toHaveLength(0);
+  });
+});
