@@ -35,6 +35,7 @@ export type {
   ValueChangedRequest,
 } from './evaluate/ports';
 export { historyFilterValue } from './evaluate/history-filter-value';
+export { createMemoryHistory, type MemoryHistory, type MemoryHistoryEvent } from './evaluate/memory-history';
 export { loadPolicy } from './load-policy';
 export { createPolicySet, emptyPolicySet } from './policy-set/create';
 export { decide } from './decide';
