@@ -39,4 +39,5 @@ export { createMemoryHistory, type MemoryHistory, type MemoryHistoryEvent } from
 export { loadPolicy } from './load-policy';
 export { createPolicySet, emptyPolicySet } from './policy-set/create';
 export { decide } from './decide';
+export { outlinePolicy, type BranchOutline, type MechanismOutline, type PolicyOutline } from './outline/policy-outline';
 export { loadTimer, TIMER_NAMESPACE, type TimerDocument, type TimerEvent, type TimerLoadOutcome } from './timer/read-timer';
