@@ -1,6 +1,34 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { commandGroup } from '../output/command-group';
+import { processOutput } from '../output/streams';
+import { runCheck } from './check/check-command';
+import { runTests } from './testing/test-command';
 
 /** `custos policy check`, `custos policy test`. */
 export function registerOfflineCommands(program: Command): void {
-  void program;
+  const policy = commandGroup(program, 'policy', 'check, test and manage policies');
+
+  policy
+    .command('check')
+    .description('check policy and timer documents offline, with the engine pap uses; directories are searched for *.xml')
+    .argument('<paths...>', 'policy or timer files, or directories')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action((paths: string[], options: { format: 'text' | 'json' }) => {
+      process.exitCode = runCheck(paths, { format: options.format }, processOutput);
+    });
+
+  policy
+    .command('test')
+    .description('run the *.test.yaml policy tests offline (default: the current directory, recursively)')
+    .argument('[paths...]', 'test files, or directories to search for *.test.yaml')
+    .option('--junit <file>', 'also write the results as JUnit XML to this file')
+    .option('--coverage', 'report the if/elseif/else branches of each policy that no test reached')
+    .option('--verbose', 'print the explanation of each failed test')
+    .action(async (paths: string[], options: { junit?: string; coverage?: boolean; verbose?: boolean }) => {
+      process.exitCode = await runTests(
+        paths.length === 0 ? ['.'] : paths,
+        { junit: options.junit ?? null, coverage: options.coverage === true, verbose: options.verbose === true },
+        processOutput,
+      );
+    });
 }
