@@ -20,9 +20,10 @@ export function readTestFile(file: string, text: string): TestFileRead {
   const shape = new Shape(yaml.source.locate);
   const parsed = readRoot(yaml.source.value, file, shape, yaml.source.locate);
   if (parsed === undefined || shape.problems.length > 0) {
+    const inOrder = [...shape.problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
     return {
       ok: false,
-      problems: shape.problems.map(({ path: where, message, line, column }) => ({
+      problems: inOrder.map(({ path: where, message, line, column }) => ({
         file,
         message: where === '' ? message : `${where}: ${message}`,
         ...(line === undefined ? {} : { line }),
@@ -69,18 +70,19 @@ function readSettings(value: unknown, shape: Shape): TestSettings | undefined {
   if (value === undefined) return settings;
   const record = shape.record(value, ['settings'], { optional: ['defaultDecision', 'timeZone'] });
   if (record === undefined) return undefined;
+  let ok = true;
   if (record.defaultDecision !== undefined) {
     const decision = shape.oneOf(record.defaultDecision, ['settings', 'defaultDecision'], ['allow', 'inhibit'] as const);
-    if (decision === undefined) return undefined;
-    settings.defaultDecision = decision;
+    if (decision === undefined) ok = false;
+    else settings.defaultDecision = decision;
   }
   if (record.timeZone !== undefined) {
     const zone = shape.string(record.timeZone, ['settings', 'timeZone'], { nonEmpty: true });
-    if (zone === undefined) return undefined;
-    if (!isTimeZone(zone)) return shape.fail(['settings', 'timeZone'], `\`${zone}\` is not an IANA time zone`);
-    settings.timeZone = zone;
+    if (zone !== undefined && !isTimeZone(zone)) shape.fail(['settings', 'timeZone'], `\`${zone}\` is not an IANA time zone`);
+    if (zone === undefined || !isTimeZone(zone)) ok = false;
+    else settings.timeZone = zone;
   }
-  return settings;
+  return ok ? settings : undefined;
 }
 
 function isTimeZone(zone: string): boolean {
@@ -152,8 +154,8 @@ function readExpectation(value: unknown, at: readonly PathSegment[], shape: Shap
   const record = shape.record(value, at, { required: ['allowed'], optional: ['modifiers', 'delay', 'executes'] });
   if (record === undefined) return undefined;
   const allowed = shape.boolean(record.allowed, [...at, 'allowed']);
-  if (allowed === undefined) return undefined;
-  const expectation: Expectation = { allowed };
+  // Read on after a bad `allowed`, so every problem of the expectation is reported at once.
+  const expectation: Expectation = { allowed: allowed ?? false };
   if (record.delay !== undefined) {
     const delay = shape.integer(record.delay, [...at, 'delay']);
     if (delay !== undefined) expectation.delay = delay;
@@ -183,7 +185,7 @@ function readExpectation(value: unknown, at: readonly PathSegment[], shape: Shap
     });
     expectation.executes = executes;
   }
-  return expectation;
+  return allowed === undefined ? undefined : expectation;
 }
 
 function readModifier(value: unknown, at: readonly PathSegment[], shape: Shape): ExpectedModifier | undefined {

@@ -29,7 +29,7 @@ export type YamlRead = { ok: true; source: YamlSource } | { ok: false; problems:
 /** Reads YAML text; syntax errors come back with the line and column the yaml library found. */
 export function readYaml(text: string): YamlRead {
   const lineCounter = new LineCounter();
-  const document: Document = parseDocument(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const document: Document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   if (document.errors.length > 0) {
     return {
       ok: false,
