@@ -129,7 +129,8 @@ function readTest(value: unknown, index: number, shape: Shape, locate: (path: re
   const record = shape.record(value, at, { required: ['name', 'event', 'expect'], optional: ['history', 'pips', 'pxps'] });
   if (record === undefined) return undefined;
   const name = shape.string(record.name, [...at, 'name'], { nonEmpty: true });
-  const event = readWireEvent(record.event, [...at, 'event'], shape);
+  // A missing `event` or `expect` is reported once, by `record`.
+  const event = record.event === undefined ? undefined : readWireEvent(record.event, [...at, 'event'], shape);
   const history: TestCase['history'] = [];
   if (record.history !== undefined) {
     shape.list(record.history, [...at, 'history'])?.forEach((item, position) => {
@@ -144,7 +145,7 @@ function readTest(value: unknown, index: number, shape: Shape, locate: (path: re
   }
   const pips = record.pips === undefined ? [] : readPips(record.pips, [...at, 'pips'], shape);
   const pxps = record.pxps === undefined ? [] : readPxps(record.pxps, [...at, 'pxps'], shape);
-  const expectation = readExpectation(record.expect, [...at, 'expect'], shape);
+  const expectation = record.expect === undefined ? undefined : readExpectation(record.expect, [...at, 'expect'], shape);
   if (name === undefined || event === undefined || expectation === undefined) return undefined;
   const line = locate(at)?.line;
   return { name, path: `tests[${index}]`, ...(line === undefined ? {} : { line }), event, history, pips, pxps, expect: expectation };
