@@ -113,7 +113,7 @@ export async function runTests(inputs: readonly string[], options: TestOptions, 
     try {
       writeFileSync(options.junit, junitXml(junit));
     } catch (error) {
-      output.err(`${options.junit}: ${unreadable(error).replace('cannot be read', 'cannot be written')}`);
+      output.err(`${options.junit}: cannot be written: ${unreadable(error).replace(/^cannot be read: /, '')}`);
       return EXIT_CODES.usage;
     }
   }
