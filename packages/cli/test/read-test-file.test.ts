@@ -67,7 +67,8 @@ tests:
     expect(read.ok).toBe(false);
     if (read.ok) return;
     // The second `policies` key, at the start of line 3.
-    expect(read.problems).toEqual([{ file: 'bad.test.yaml', line: 3, column: 1, message: expect.stringContaining('unique') }]);
+    expect(read.problems.map(({ file, line, column }) => ({ file, line, column }))).toEqual([{ file: 'bad.test.yaml', line: 3, column: 1 }]);
+    expect(read.problems[0]?.message).toContain('unique');
     const unclosed = readTestFile('bad.test.yaml', 'policies: [p.xml]\ntests:\n  - name: "unclosed\n');
     // A quote left open runs to the end of the text, where the yaml library reports it.
     expect(unclosed.ok === false && unclosed.problems).toEqual([{ file: 'bad.test.yaml', line: 4, column: 1, message: 'missing closing "quote' }]);

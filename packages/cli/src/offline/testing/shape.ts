@@ -38,7 +38,7 @@ export class Shape {
 
   list(value: unknown, path: readonly PathSegment[]): unknown[] | undefined {
     if (!Array.isArray(value)) return this.fail(path, `must be a list, found ${describe(value)}`);
-    return value;
+    return value as unknown[];
   }
 
   string(value: unknown, path: readonly PathSegment[], options: { nonEmpty?: boolean; pattern?: RegExp; hint?: string } = {}): string | undefined {

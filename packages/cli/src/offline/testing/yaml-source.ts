@@ -21,7 +21,7 @@ export interface Position {
 export interface YamlSource {
   value: unknown;
   /** Where the value at `path` is written; the nearest enclosing node when the path goes beyond what exists. */
-  locate(path: readonly PathSegment[]): Position | undefined;
+  locate: (path: readonly PathSegment[]) => Position | undefined;
 }
 
 export type YamlRead = { ok: true; source: YamlSource } | { ok: false; problems: Array<{ message: string } & Partial<Position>> };
