@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import type { PolicySet } from '@custos/policy-engine';
 import { SingleBar, Presets } from 'cli-progress';
 import { EXIT_CODES, type ExitCode } from '../../output/exit-codes';
 import { formatProblem, type LocatedProblem } from '../../output/located';
@@ -13,7 +14,6 @@ import { failureLines, summaryLine } from './report';
 import { runTestCase, type CaseOutcome } from './run-test-case';
 import type { TestFile } from './test-file';
 import { formatExplanation } from './trace';
-import type { PolicySet } from '@custos/policy-engine';
 
 export interface TestOptions {
   junit: string | null;
