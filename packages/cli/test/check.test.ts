@@ -30,11 +30,12 @@ describe('checking documents', () => {
       'three.xml': policyXml('urn:policy:acme:p', ALLOW),
       'four.xml': TIMER('urn:timer:acme:t', 'never'),
     };
-    const checks = checkFiles(Object.keys(files), (file) => {
+    const read = (file: string) => {
       const text = files[file];
       if (text === undefined) throw Object.assign(new Error('gone'), { code: 'ENOENT' });
       return text;
-    });
+    };
+    const checks = checkFiles(Object.keys(files), { read });
     expect(checks.map((check) => [check.file, check.kind, check.id, check.problems.map((p) => `${p.line}:${p.column} ${p.code}`)])).toEqual([
       ['one.xml', 'policy', 'urn:policy:acme:p', []],
       // policyXml puts the mechanism on line 3, its `event` attribute at column 12; the timer's `cron` is at column 91.
@@ -43,8 +44,12 @@ describe('checking documents', () => {
       ['four.xml', 'timer', null, ['1:91 invalid_attribute']],
     ]);
     expect(checks[2]?.problems[0]?.message).toBe('id `urn:policy:acme:p` is already used by `one.xml`');
-    expect(checkFiles(['missing.xml'], () => {
-      throw Object.assign(new Error('gone'), { code: 'ENOENT' });
-    })).toEqual([{ file: 'missing.xml', kind: null, id: null, problems: [{ file: 'missing.xml', message: 'no such file or directory' }] }]);
+    // Checked for a caller of another solution, a valid document is refused at its `id` attribute (pap answers 403).
+    const foreign = checkFiles(['one.xml'], { read, solutions: new Set(['globex']) });
+    expect(foreign[0]?.problems).toEqual([
+      { file: 'one.xml', code: 'foreign_solution', message: '`urn:policy:acme:p` belongs to solution `acme`, not to `globex`', line: 2, column: 238 },
+    ]);
+    expect(checkFiles(['one.xml'], { read, solutions: new Set(['globex', 'acme']) })[0]?.problems).toEqual([]);
+    expect(checkFiles(['missing.xml'], { read })).toEqual([{ file: 'missing.xml', kind: null, id: null, problems: [{ file: 'missing.xml', message: 'no such file or directory' }] }]);
   });
 });

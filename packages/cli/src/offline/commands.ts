@@ -13,8 +13,10 @@ export function registerOfflineCommands(program: Command): void {
     .description('check policy and timer documents offline, with the engine pap uses; directories are searched for *.xml')
     .argument('<paths...>', 'policy or timer files, or directories')
     .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
-    .action((paths: string[], options: { format: 'text' | 'json' }) => {
-      process.exitCode = runCheck(paths, { format: options.format }, processOutput);
+    .option('--solution <names>', 'the solutions (comma-separated) the documents must belong to, as a token for them would require')
+    .action((paths: string[], options: { format: 'text' | 'json'; solution?: string }) => {
+      const solutions = options.solution === undefined ? null : new Set(options.solution.split(',').map((name) => name.trim()).filter((name) => name !== ''));
+      process.exitCode = runCheck(paths, { format: options.format, solutions }, processOutput);
     });
 
   policy

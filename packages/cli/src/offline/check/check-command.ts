@@ -6,12 +6,14 @@ import { checkFiles, type FileCheck } from './check-files';
 
 export interface CheckOptions {
   format: 'text' | 'json';
+  /** `--solution`: the solutions the documents must belong to, or null. */
+  solutions: ReadonlySet<string> | null;
 }
 
 /** `custos policy check <file|dir>...`: every problem of every policy and timer; see docs/cli.md. */
 export function runCheck(inputs: readonly string[], options: CheckOptions, output: Output): ExitCode {
   const found = findFiles(inputs, '.xml');
-  const checks = checkFiles(found.files);
+  const checks = checkFiles(found.files, { solutions: options.solutions });
   const unreadableFiles = checks.filter((check) => check.kind === null);
   const invalid = checks.filter((check) => check.kind !== null && check.problems.length > 0);
   const noFiles = found.files.length === 0 && found.problems.length === 0;

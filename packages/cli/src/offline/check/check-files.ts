@@ -13,11 +13,21 @@ export interface FileCheck {
   problems: LocatedProblem[];
 }
 
+export interface CheckFilesOptions {
+  /** The solutions a caller may write to (its token's), or null for any: pap answers 403 for others. */
+  solutions: ReadonlySet<string> | null;
+  read: (file: string) => string;
+}
+
+const DEFAULTS: CheckFilesOptions = { solutions: null, read: (file) => readFileSync(file, 'utf8') };
+
 /**
- * Checks each file, and across files what pap refuses when they are added one after the other: a second document
- * with an id already taken (pap answers 409).
+ * Checks each file, and what pap refuses beyond the engine when they are added one after the other: a second
+ * document with an id already taken (409) and, when the solutions of the caller are given, a document of another
+ * solution (403).
  */
-export function checkFiles(files: readonly string[], read: (file: string) => string = (file) => readFileSync(file, 'utf8')): FileCheck[] {
+export function checkFiles(files: readonly string[], options: Partial<CheckFilesOptions> = {}): FileCheck[] {
+  const { solutions, read } = { ...DEFAULTS, ...options };
   const checks: FileCheck[] = [];
   const owners = new Map<string, string>();
   for (const file of files) {
@@ -35,13 +45,30 @@ export function checkFiles(files: readonly string[], read: (file: string) => str
       continue;
     }
     const id = checked.kind === 'policy' ? checked.policy.id : checked.timer.id;
+    const solution = checked.kind === 'policy' ? checked.policy.solution : checked.timer.solution;
     const problems: LocatedProblem[] = [];
+    if (solutions !== null && !solutions.has(solution)) {
+      problems.push({
+        file,
+        code: 'foreign_solution',
+        message: `\`${id}\` belongs to solution \`${solution}\`, not to ${[...solutions].map((s) => `\`${s}\``).join(' or ')}`,
+        ...idLocation(xml, id),
+      });
+    }
     const owner = owners.get(id);
     if (owner !== undefined) problems.push({ file, code: 'duplicate_id', message: `id \`${id}\` is already used by \`${owner}\`` });
     else owners.set(id, file);
     checks.push({ file, kind: checked.kind, id, problems });
   }
   return checks;
+}
+
+/** Where the `id` attribute holding `id` is written (the first one), for a problem about the id as a whole. */
+function idLocation(xml: string, id: string): { line?: number; column?: number } {
+  const match = new RegExp(`\\bid\\s*=\\s*["']${id.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}["']`).exec(xml);
+  if (match === null) return {};
+  const before = xml.slice(0, match.index).split('\n');
+  return { line: before.length, column: (before[before.length - 1]?.length ?? 0) + 1 };
 }
 
 function located(diagnostic: { line?: number; column?: number }): { line?: number; column?: number } {
