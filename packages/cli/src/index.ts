@@ -4,10 +4,11 @@
  */
 import { Command, CommanderError } from 'commander';
 import { registerOfflineCommands } from './offline/commands';
+import { EXIT_CODES } from './output/exit-codes';
 import { registerRemoteCommands } from './remote/commands';
 
 /** Exit codes every command follows: 0 success, 1 a check or test failed, 2 usage errors and unreadable input. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+export const EXIT = EXIT_CODES;
 
 export function createProgram(): Command {
   const program = new Command('custos')

@@ -9,3 +9,4 @@ export * from './headers';
 export * from './problem';
 export * from './nats';
 export * from './schemas';
+export * from './event-codec';

@@ -35,9 +35,11 @@ export type {
   ValueChangedRequest,
 } from './evaluate/ports';
 export { historyFilterValue } from './evaluate/history-filter-value';
+export { createMemoryHistory, type MemoryHistory, type MemoryHistoryEvent } from './evaluate/memory-history';
 export { loadPolicy } from './load-policy';
 export { createPolicySet, emptyPolicySet } from './policy-set/create';
 export { decide } from './decide';
+export { outlinePolicy, type BranchOutline, type MechanismOutline, type PolicyOutline } from './outline/policy-outline';
 export { loadTimer, TIMER_NAMESPACE, type TimerDocument, type TimerEvent, type TimerLoadOutcome } from './timer/read-timer';
 export { nextFireTime, type FireSchedule } from './timer/fire-times';
 export { timerScheduleDiagnostic } from './timer/schedule-diagnostic';

@@ -1,8 +1,8 @@
+import { javaValue, parameterValue } from '@custos/contracts';
 import type { NamedValue, PipAnswer, PipResolver } from '@custos/policy-engine';
 import type { Logger } from '@custos/service-kit';
 import type { CallTargets } from '../calls/http-json';
 import type { ComponentRegistry } from '../components/registry';
-import { javaValue, parameterValue } from '../decision/convert';
 import { canonicalJson } from '../history/hashing';
 
 export type PipOutcome = 'answered' | 'cached' | 'failed' | 'refused' | 'unregistered';

@@ -1,9 +1,8 @@
-import { parseUrn } from '@custos/contracts';
+import { javaValue, parseUrn } from '@custos/contracts';
 import type { NamedValue, PlannedExecution, PxpExecutor } from '@custos/policy-engine';
 import type { Logger } from '@custos/service-kit';
 import type { CallTargets } from '../calls/http-json';
 import type { ComponentRegistry } from '../components/registry';
-import { javaValue } from '../decision/convert';
 
 export type PxpOutcome = 'done' | 'refused' | 'failed' | 'unregistered' | 'abandoned' | 'dropped';
 

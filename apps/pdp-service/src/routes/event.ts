@@ -4,7 +4,14 @@ import {
   HEADERS,
   MIN_REVISION_WAIT_MS,
   SCOPES,
+  actionOf,
+  duplicateParameters,
   eventSchema,
+  javaValue,
+  overlyDeepParameters,
+  toAuthorizationDecision,
+  toEngineEvent,
+  toModifier,
   type AuthorizationDecision,
   type Event,
 } from '@custos/contracts';
@@ -28,7 +35,6 @@ import {
   type TokenVerifier,
 } from '@custos/service-kit';
 import type { DefaultDecision } from '../config';
-import { actionOf, duplicateParameters, javaValue, overlyDeepParameters, toAuthorizationDecision, toEngineEvent, toModifier } from '../decision/convert';
 import { Decider } from '../decision/decider';
 import { createDecisionLogger, logDecision } from '../decision/log';
 import type { DecisionOutcome, PdpMetrics } from '../metrics';

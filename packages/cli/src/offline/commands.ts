@@ -1,6 +1,36 @@
-import type { Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { commandGroup } from '../output/command-group';
+import { processOutput } from '../output/streams';
+import { runCheck } from './check/check-command';
+import { runTests } from './testing/test-command';
 
 /** `custos policy check`, `custos policy test`. */
 export function registerOfflineCommands(program: Command): void {
-  void program;
+  const policy = commandGroup(program, 'policy', 'check, test and manage policies');
+
+  policy
+    .command('check')
+    .description('check policy and timer documents offline, with the engine pap uses; directories are searched for *.xml')
+    .argument('<paths...>', 'policy or timer files, or directories')
+    .addOption(new Option('--format <format>', 'output format').choices(['text', 'json']).default('text'))
+    .option('--solution <names>', 'the solutions (comma-separated) the documents must belong to, as a token for them would require')
+    .action((paths: string[], options: { format: 'text' | 'json'; solution?: string }) => {
+      const solutions = options.solution === undefined ? null : new Set(options.solution.split(',').map((name) => name.trim()).filter((name) => name !== ''));
+      process.exitCode = runCheck(paths, { format: options.format, solutions }, processOutput);
+    });
+
+  policy
+    .command('test')
+    .description('run the *.test.yaml policy tests offline (default: the current directory, recursively)')
+    .argument('[paths...]', 'test files, or directories to search for *.test.yaml')
+    .option('--junit <file>', 'also write the results as JUnit XML to this file')
+    .option('--coverage', 'report the if/elseif/else branches of each policy that no test reached')
+    .option('--verbose', 'print the explanation of each failed test')
+    .action(async (paths: string[], options: { junit?: string; coverage?: boolean; verbose?: boolean }) => {
+      process.exitCode = await runTests(
+        paths.length === 0 ? ['.'] : paths,
+        { junit: options.junit ?? null, coverage: options.coverage === true, verbose: options.verbose === true },
+        processOutput,
+      );
+    });
 }

@@ -1,60 +1,31 @@
 import type { EventHistory, HistoryQuery, NamedValue, PipAnswer, PipResolver, PxpExecutor, TimeSpan, ValueChangedRequest } from '../../src';
-import { historyFilterValue } from '../../src';
+import { createMemoryHistory, type MemoryHistory } from '../../src';
 import { deepEqual } from '../../src/functions/deep-equal';
 
-/** A recorded event of the in-memory history. */
-export interface RecordedEvent {
-  action: string;
-  time: number;
-  parameters: ReadonlyMap<string, unknown>;
-}
-
 /**
- * The event history of policy-language.md §6 in memory, for tests: what the pdp's database implements, written for
- * obviousness. It keeps every call so tests can check what the engine asked.
+ * The engine's in-memory history (what the pdp's database implements), with every call kept so tests can check
+ * what the engine asked.
  */
 export class InMemoryHistory implements EventHistory {
-  readonly events: RecordedEvent[] = [];
-  readonly state = new Map<string, unknown>();
   readonly calls: string[] = [];
+  private readonly memory: MemoryHistory = createMemoryHistory();
 
   record(action: string, time: number, parameters: ReadonlyMap<string, unknown> | Record<string, unknown>): void {
-    const map = parameters instanceof Map ? parameters : new Map(Object.entries(parameters));
-    this.events.push({ action, time, parameters: map });
+    this.memory.record(action, time, parameters);
   }
 
-  async count(query: HistoryQuery, spans: readonly TimeSpan[]): Promise<readonly number[]> {
+  count(query: HistoryQuery, spans: readonly TimeSpan[]): Promise<readonly number[]> {
     this.calls.push(`count ${query.action} ${spans.length}`);
-    const matching = this.matching(query);
-    return spans.map((span) => matching.filter((event) => event.time >= span.from && event.time < span.to).length);
+    return this.memory.count(query, spans);
   }
 
-  async occurrence(query: HistoryQuery, which: 'first' | 'last', before: number): Promise<number | null> {
+  occurrence(query: HistoryQuery, which: 'first' | 'last', before: number): Promise<number | null> {
     this.calls.push(`${which} ${query.action}`);
-    const times = this.matching(query)
-      .map((event) => event.time)
-      .filter((time) => time < before)
-      .sort((a, b) => a - b);
-    if (times.length === 0) return null;
-    return which === 'first' ? times[0]! : times[times.length - 1]!;
+    return this.memory.occurrence(query, which, before);
   }
 
-  async valueChanged(request: ValueChangedRequest): Promise<boolean> {
-    const key = `${request.policyId} ${request.id}`;
-    const changed = !this.state.has(key) || !deepEqual(this.state.get(key), request.value);
-    if (changed && request.store) this.state.set(key, request.value);
-    return changed;
-  }
-
-  private matching(query: HistoryQuery): RecordedEvent[] {
-    return this.events.filter(
-      (event) =>
-        event.action === query.action &&
-        query.filters.every((filter) => {
-          const value = historyFilterValue(filter.path, event.parameters.get(filter.name)) ?? null;
-          return deepEqual(value, filter.value ?? null);
-        }),
-    );
+  valueChanged(request: ValueChangedRequest): Promise<boolean> {
+    return this.memory.valueChanged(request);
   }
 }
 

@@ -1,5 +1,41 @@
-import { parseUrn, type AuthorizationDecision, type Event, type EventParameter, type Modifier, type ParameterValue, type ProblemError } from '@custos/contracts';
-import type { EngineDecision, EngineEvent, EngineModifier, NamedValue } from '@custos/policy-engine';
+import type { AuthorizationDecision, Modifier } from './decision';
+import type { Event, EventParameter, ParameterValue } from './event';
+import type { ProblemError } from './problem';
+import { parseUrn } from './urns';
+
+/**
+ * Wire ↔ language conversion of events and decisions (api.md §3), shared by the pdp and the offline tools. The
+ * engine's shapes are written here structurally, so contracts imports nothing: the engine's `EngineEvent`,
+ * `EngineModifier` and `EngineDecision` satisfy these.
+ */
+
+/** A name and a language value (the engine's `NamedValue`). */
+export interface CodecNamedValue {
+  name: string;
+  value: unknown;
+}
+
+/** An event as the engine reads it: action URN, time, decoded parameter values. */
+export interface CodecEngineEvent {
+  action: string;
+  timestamp: number;
+  parameters: ReadonlyMap<string, unknown>;
+}
+
+/** What a wire modifier is made from (the engine's `EngineModifier`). */
+export interface CodecEngineModifier {
+  eventParameter: string;
+  expression: string;
+  method: string;
+  parameters: readonly CodecNamedValue[];
+}
+
+/** What a wire decision is made from (the engine's `EngineDecision`). */
+export interface CodecEngineDecision {
+  allowed: boolean;
+  modifiers: readonly CodecEngineModifier[];
+  delayMs: number;
+}
 
 /** The action of an event: its URN and the solution (tenant) it belongs to. */
 export interface EventAction {
@@ -56,10 +92,10 @@ export const MAX_VALUE_DEPTH = 64;
 export function nestsDeeperThan(value: unknown, max: number): boolean {
   if (typeof value !== 'object' || value === null) return false;
   const pending: Array<[object, number]> = [[value, 1]];
-  while (pending.length > 0) {
-    const [node, depth] = pending.pop()!;
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    const [node, depth] = item;
     if (depth > max) return true;
-    const children = Array.isArray(node) ? node : Object.values(node);
+    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
     for (const child of children) if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
   }
   return false;
@@ -76,7 +112,7 @@ export function overlyDeepParameters(parameters: ReadonlyMap<string, unknown>, m
   return errors;
 }
 
-export function toEngineEvent(event: Event, action: string): EngineEvent {
+export function toEngineEvent(event: Event, action: string): CodecEngineEvent {
   const parameters = new Map<string, unknown>();
   for (const parameter of event.parameters ?? []) parameters.set(parameter.name, parameterValue(parameter.value));
   return { action, timestamp: event.timestamp, parameters };
@@ -101,10 +137,12 @@ export function javaValue(value: unknown): ParameterValue {
   }
 }
 
-const wireParameters = (parameters: readonly NamedValue[]): EventParameter[] =>
-  parameters.map((p) => ({ name: p.name, value: javaValue(p.value) }));
+/** Named language values as typed wire parameters. */
+export function wireParameters(parameters: readonly CodecNamedValue[]): EventParameter[] {
+  return parameters.map((p) => ({ name: p.name, value: javaValue(p.value) }));
+}
 
-export function toModifier(modifier: EngineModifier): Modifier {
+export function toModifier(modifier: CodecEngineModifier): Modifier {
   return {
     name: modifier.eventParameter,
     expression: modifier.expression,
@@ -112,7 +150,7 @@ export function toModifier(modifier: EngineModifier): Modifier {
   };
 }
 
-export function toAuthorizationDecision(id: string, decision: EngineDecision): AuthorizationDecision {
+export function toAuthorizationDecision(id: string, decision: CodecEngineDecision): AuthorizationDecision {
   return {
     id: { identifier: id },
     eventAllowed: decision.allowed,

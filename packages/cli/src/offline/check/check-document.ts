@@ -1,0 +1,34 @@
+import { loadPolicy, loadTimer, type CompiledPolicy, type Diagnostic, type TimerDocument } from '@custos/policy-engine';
+
+export type DocumentKind = 'policy' | 'timer';
+
+export type CheckedDocument =
+  | { kind: 'policy'; ok: true; policy: CompiledPolicy }
+  | { kind: 'timer'; ok: true; timer: TimerDocument }
+  | { kind: DocumentKind; ok: false; diagnostics: Diagnostic[] };
+
+/**
+ * Checks one document as pap does when it is added: a `timer` root goes to the engine's timer reader, anything else
+ * to the policy loader (which names a wrong root itself). Never throws for bad input.
+ */
+export function checkDocument(xml: string): CheckedDocument {
+  if (rootName(xml) === 'timer') {
+    const timer = loadTimer(xml);
+    return timer.ok ? { kind: 'timer', ok: true, timer: timer.timer } : { kind: 'timer', ok: false, diagnostics: timer.diagnostics };
+  }
+  const policy = loadPolicy(xml);
+  return policy.ok ? { kind: 'policy', ok: true, policy: policy.policy } : { kind: 'policy', ok: false, diagnostics: policy.diagnostics };
+}
+
+const PROLOGUE = /^(?:\s+|<\?[\s\S]*?\?>|<!--[\s\S]*?-->)*/;
+const START_TAG = /^<(?:[A-Za-z_][\w.-]*:)?([A-Za-z_][\w.-]*)/;
+
+/**
+ * The local name of the root element, read from the text without parsing it (the engine's hardened reader does
+ * the parsing). Null when the text does not begin with an element, e.g. with a DOCTYPE, which the loader refuses.
+ */
+export function rootName(xml: string): string | null {
+  const prologue = PROLOGUE.exec(xml.startsWith('\uFEFF') ? xml.slice(1) : xml);
+  const rest = xml.slice((xml.startsWith('\uFEFF') ? 1 : 0) + (prologue?.[0].length ?? 0));
+  return START_TAG.exec(rest)?.[1] ?? null;
+}

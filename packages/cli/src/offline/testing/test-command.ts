@@ -1,0 +1,146 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
+import type { PolicySet } from '@custos/policy-engine';
+import { SingleBar, Presets } from 'cli-progress';
+import { EXIT_CODES, type ExitCode } from '../../output/exit-codes';
+import { formatProblem, type LocatedProblem } from '../../output/located';
+import type { Output } from '../../output/streams';
+import { findFiles, unreadable } from '../files';
+import { BranchCoverage, formatCoverage } from './coverage';
+import { junitXml, type JunitSuite } from './junit';
+import { PolicyCache, type LoadedPolicy } from './load-policies';
+import { readTestFile } from './read-test-file';
+import { failureLines, summaryLine } from './report';
+import { runTestCase, type CaseOutcome } from './run-test-case';
+import type { TestFile } from './test-file';
+import { formatExplanation } from './trace';
+
+export interface TestOptions {
+  junit: string | null;
+  coverage: boolean;
+  verbose: boolean;
+}
+
+/** Below this many tests a progress bar would only flicker. */
+export const PROGRESS_THRESHOLD = 50;
+
+interface ReadySuite {
+  file: TestFile;
+  set: PolicySet;
+  policies: LoadedPolicy[];
+  recordedActions: Set<string>;
+}
+
+/**
+ * `custos policy test [path...]`: reads every test file and its policies first (any invalid one is reported with its
+ * location and makes the exit code 2), then runs the tests of the valid files, one line per test, a diff per failure
+ * and the summary `N passed, N failed`.
+ */
+export async function runTests(inputs: readonly string[], options: TestOptions, output: Output): Promise<ExitCode> {
+  const found = findFiles(inputs, '.test.yaml');
+  for (const problem of found.problems) output.err(formatProblem(problem));
+  if (found.files.length === 0) {
+    if (found.problems.length === 0) output.err(`no \`*.test.yaml\` files found in ${inputs.map((input) => `\`${input}\``).join(', ')}`);
+    return EXIT_CODES.usage;
+  }
+
+  const cache = new PolicyCache();
+  const ready: ReadySuite[] = [];
+  const broken: Array<{ file: string; problems: LocatedProblem[] }> = [];
+  for (const path of found.files) {
+    const loaded = prepare(path, cache);
+    if ('problems' in loaded) broken.push({ file: path, problems: loaded.problems });
+    else ready.push(loaded);
+  }
+
+  const total = ready.reduce((sum, suite) => sum + suite.file.tests.length, 0);
+  const bar = output.interactive && total >= PROGRESS_THRESHOLD ? new SingleBar({ clearOnComplete: true, hideCursor: true }, Presets.shades_classic) : null;
+  bar?.start(total, 0);
+  const coverage = new BranchCoverage();
+  const junit: JunitSuite[] = [];
+  const lines: string[] = [];
+  // With a bar, results are printed once it is gone; without one, as each file finishes.
+  const flush = () => {
+    if (bar !== null) return;
+    for (const line of lines.splice(0)) output.out(line);
+  };
+  let passed = 0;
+  let failed = 0;
+
+  for (const suite of ready) {
+    lines.push(suite.file.file);
+    const cases: JunitSuite['cases'] = [];
+    for (const test of suite.file.tests) {
+      const started = performance.now();
+      const outcome = await runSafely(suite, test);
+      const seconds = (performance.now() - started) / 1000;
+      bar?.increment();
+      if (options.coverage && 'explanation' in outcome) coverage.add(outcome.explanation, suite.policies);
+      const failure = 'crash' in outcome ? [`error: ${outcome.crash}`] : failureLines(outcome);
+      if (failure.length === 0) {
+        passed += 1;
+        lines.push(`  ok    ${test.name}`);
+        cases.push({ name: test.name, seconds });
+        continue;
+      }
+      failed += 1;
+      const where = `${suite.file.file}${test.line === undefined ? '' : `:${test.line}`}`;
+      lines.push(`  FAIL  ${test.name} (${where})`);
+      for (const line of failure) lines.push(`        ${line}`);
+      if (options.verbose && 'explanation' in outcome) {
+        lines.push('        explanation:');
+        for (const line of formatExplanation(outcome.explanation)) lines.push(`          ${line}`);
+      }
+      cases.push({ name: test.name, seconds, failure: { message: failure[0] ?? 'failed', text: failure.join('\n') } });
+    }
+    junit.push({ name: suite.file.file, cases });
+    flush();
+  }
+  bar?.stop();
+  for (const line of lines.splice(0)) output.out(line);
+
+  for (const item of broken) {
+    output.out(`${item.file}: cannot run, the test file or a policy it names is invalid`);
+    for (const problem of item.problems) output.out(`  ${formatProblem(problem)}`);
+    const text = item.problems.map(formatProblem).join('\n');
+    junit.push({ name: item.file, cases: [], error: { message: item.problems[0]?.message ?? 'invalid', text } });
+  }
+
+  if (options.coverage) for (const line of formatCoverage(coverage.report())) output.out(line);
+  output.out(summaryLine(passed, failed));
+
+  if (options.junit !== null) {
+    try {
+      writeFileSync(options.junit, junitXml(junit));
+    } catch (error) {
+      output.err(`${options.junit}: cannot be written: ${unreadable(error).replace(/^cannot be read: /, '')}`);
+      return EXIT_CODES.usage;
+    }
+  }
+  if (broken.length > 0 || found.problems.length > 0) return EXIT_CODES.usage;
+  return failed > 0 ? EXIT_CODES.failed : EXIT_CODES.ok;
+}
+
+function prepare(path: string, cache: PolicyCache): ReadySuite | { problems: LocatedProblem[] } {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    return { problems: [{ file: path, message: unreadable(error) }] };
+  }
+  const read = readTestFile(path, text);
+  if (!read.ok) return { problems: read.problems };
+  const policies = cache.setFor(read.file);
+  if (!policies.ok) return { problems: policies.problems };
+  const recordedActions = new Set(policies.policies.flatMap((loaded) => loaded.policy.historyActions));
+  return { file: read.file, set: policies.set, policies: policies.policies, recordedActions };
+}
+
+/** A test that throws is a bug in the runner or the engine; it fails that test instead of ending the run. */
+async function runSafely(suite: ReadySuite, test: TestFile['tests'][number]): Promise<CaseOutcome | { crash: string }> {
+  try {
+    return await runTestCase(suite.file, test, suite.set, suite.recordedActions);
+  } catch (error) {
+    return { crash: `internal error: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}

@@ -1,0 +1,84 @@
+import type { Event, Modifier, ParameterValue } from '@custos/contracts';
+
+/**
+ * A `*.test.yaml` file after its shape was checked (docs/cli.md, "The test file"). Locations are kept for the
+ * messages of later steps (missing policies, events of another shape).
+ */
+export interface TestFile {
+  /** As the user named it. */
+  file: string;
+  /** Paths of the policies (files or directories), resolved against the test file's directory. */
+  policies: Array<{ path: string; written: string; line?: number; column?: number }>;
+  settings: TestSettings;
+  pips: PipStub[];
+  pxps: PxpStub[];
+  tests: TestCase[];
+}
+
+export interface TestSettings {
+  defaultDecision: 'allow' | 'inhibit';
+  timeZone: string;
+}
+
+/** A PIP answer: for `method`, with exactly these `parameters` (or any, when absent), `value` or a failure. */
+export interface PipStub {
+  method: string;
+  parameters: Record<string, unknown> | null;
+  /** Absent with `fail`: the PIP fails and the policy's default is used. */
+  value: unknown;
+  fail: boolean;
+}
+
+/** The boolean answer of a PXP to an `execute` inside a condition. */
+export interface PxpStub {
+  action: string;
+  answer: boolean;
+}
+
+export interface TestCase {
+  name: string;
+  /** `tests[i]`, for messages. */
+  path: string;
+  line?: number;
+  event: Event;
+  history: Event[];
+  pips: PipStub[];
+  pxps: PxpStub[];
+  expect: Expectation;
+}
+
+export interface ExpectedParameter {
+  name: string;
+  value: Partial<ParameterValue>;
+}
+
+/** A modifier in the wire shape where every part but the name may be left out (compared as a subset). */
+export interface ExpectedModifier {
+  name: string;
+  expression?: string;
+  engine?: Array<{ method?: string; parameters?: ExpectedParameter[] }>;
+}
+
+export interface ExpectedExecute {
+  action: string;
+  /** Parameters (language values) the call must carry; others may be there too. */
+  parameters: Record<string, unknown> | null;
+}
+
+export interface Expectation {
+  allowed: boolean;
+  modifiers?: ExpectedModifier[];
+  delay?: number;
+  /** Each must be called; an empty list means no call at all. */
+  executes?: ExpectedExecute[];
+}
+
+/** What the engine said, in the wire shape, plus the PXP calls seen. */
+export interface ActualOutcome {
+  allowed: boolean;
+  modifiers: Modifier[];
+  delay: number;
+  executes: Array<{ action: string; parameters: Record<string, unknown>; planned: boolean }>;
+  /** Mechanism errors (the fail-closed inhibits), for the diff. */
+  errors: string[];
+}

@@ -1,3 +1,0 @@
-test('the package loads', async () => {
-  await expect(import('../src/index')).resolves.toBeDefined();
-});
