@@ -23,6 +23,18 @@ describe('checking documents', () => {
     expect(checkDocument('<!DOCTYPE timer><timer/>')).toMatchObject({ kind: 'policy', ok: false, diagnostics: [{ code: 'doctype_forbidden' }] });
   });
 
+  it('refuses a timer whose every fire time has passed, and one that can never fire, as pap does', () => {
+    // The year field makes a one-shot; 2025 is over, 2099 is the last year quartz allows.
+    expect(checkDocument(TIMER('urn:timer:acme:t', '0 0 12 24 12 ? 2025'))).toMatchObject({
+      kind: 'timer',
+      ok: false,
+      diagnostics: [{ code: 'invalid_attribute', line: 1, column: 91 }],
+    });
+    expect(checkDocument(TIMER('urn:timer:acme:t', '0 0 12 24 12 ? 2099'))).toMatchObject({ kind: 'timer', ok: true });
+    // 30 February never comes.
+    expect(checkDocument(TIMER('urn:timer:acme:t', '0 0 0 30 2 ?'))).toMatchObject({ kind: 'timer', ok: false });
+  });
+
   it('lists every problem of a file with its place and finds ids used twice across files', () => {
     const files: Record<string, string> = {
       'one.xml': policyXml('urn:policy:acme:p', ALLOW),

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { idPath } from './api';
-import { commandGroup } from './command-group';
+import { commandGroup } from '../output/command-group';
 import type { RemoteContext } from './context';
 import { kindOfId, rootIdOf, type DocumentKind } from './document-id';
 import { REMOTE_EXIT, RefusedFailure, UsageFailure } from './failures';

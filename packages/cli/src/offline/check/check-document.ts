@@ -1,4 +1,4 @@
-import { loadPolicy, loadTimer, type CompiledPolicy, type Diagnostic, type TimerDocument } from '@custos/policy-engine';
+import { loadPolicy, loadTimer, timerScheduleDiagnostic, type CompiledPolicy, type Diagnostic, type TimerDocument } from '@custos/policy-engine';
 
 export type DocumentKind = 'policy' | 'timer';
 
@@ -8,13 +8,16 @@ export type CheckedDocument =
   | { kind: DocumentKind; ok: false; diagnostics: Diagnostic[] };
 
 /**
- * Checks one document as pap does when it is added: a `timer` root goes to the engine's timer reader, anything else
+ * Checks one document as pap does when it is added (a timer must still fire): a `timer` root goes to the engine's timer reader, anything else
  * to the policy loader (which names a wrong root itself). Never throws for bad input.
  */
 export function checkDocument(xml: string): CheckedDocument {
   if (rootName(xml) === 'timer') {
     const timer = loadTimer(xml);
-    return timer.ok ? { kind: 'timer', ok: true, timer: timer.timer } : { kind: 'timer', ok: false, diagnostics: timer.diagnostics };
+    if (!timer.ok) return { kind: 'timer', ok: false, diagnostics: timer.diagnostics };
+    // As pap does: a timer whose every fire time has passed would be deployed to do nothing.
+    const schedule = timerScheduleDiagnostic(timer.timer, new Date());
+    return schedule === null ? { kind: 'timer', ok: true, timer: timer.timer } : { kind: 'timer', ok: false, diagnostics: [schedule] };
   }
   const policy = loadPolicy(xml);
   return policy.ok ? { kind: 'policy', ok: true, policy: policy.policy } : { kind: 'policy', ok: false, diagnostics: policy.diagnostics };
