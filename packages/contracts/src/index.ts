@@ -9,3 +9,6 @@ export * from './headers';
 export * from './problem';
 export * from './nats';
 export * from './schemas';
+export * from './component-schema';
+export * from './change-codec';
+export * from './snapshot-codec';

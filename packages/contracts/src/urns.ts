@@ -43,4 +43,3 @@ export function parseComponentUrn(text: string): ParsedComponentUrn | undefined 
   return { solution: match[1]!, type: match[2]!.toUpperCase() as ParsedComponentUrn['type'], name: match[3]! };
 }
 
-export const actionUrn = (solution: string, name: string): string => `urn:action:${solution}:${name}`;
