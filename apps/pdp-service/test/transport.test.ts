@@ -2,7 +2,7 @@ import { connect, type NatsConnection } from 'nats';
 import { TEST_NATS_URL, startOwnNatsServer, uniqueNatsPrefix, waitFor, type OwnNatsServer } from '@custos/test-kit';
 import { createPdpMetrics } from '../src/metrics';
 import { PolicySetFollower } from '../src/policy-set/follower';
-import { SnapshotError } from '../src/policy-set/messages';
+import { SnapshotError } from '@custos/contracts';
 import { NatsPolicyTransport } from '../src/policy-set/transport';
 import { FakePap } from './support/fake-pap';
 import { memoryLogger } from './support/logger';

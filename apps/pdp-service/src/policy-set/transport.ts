@@ -1,7 +1,15 @@
 import { Events, createInbox, type NatsConnection, type Subscription } from 'nats';
-import { policySubjects, type PolicyChange, type PolicySnapshot, type PolicySubjects, type SnapshotRequest } from '@custos/contracts';
+import {
+  SnapshotAssembler,
+  SnapshotError,
+  parseChange,
+  policySubjects,
+  type PolicyChange,
+  type PolicySnapshot,
+  type PolicySubjects,
+  type SnapshotRequest,
+} from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
-import { SnapshotAssembler, SnapshotError, parseChange } from './messages';
 
 /**
  * How the follower hears from pap. The NATS implementation is below; unit tests use a fake.
@@ -78,7 +86,7 @@ export class NatsPolicyTransport implements PolicyTransport {
           this.options.logger.error({ err: error }, 'policy change subscription failed');
           return;
         }
-        const change = parseChange(decoder.decode(message.data));
+        const change = parseChange(message.data);
         if (typeof change === 'string') {
           // Ignoring it is safe: the revision it carried shows up as a gap and triggers a snapshot.
           this.options.logger.warn({ reason: change }, 'unreadable policy change ignored');
