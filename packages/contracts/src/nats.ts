@@ -5,7 +5,10 @@ import type { Component } from './component';
  * Everything lives under a prefix so several stacks can share one NATS server.
  */
 export interface PolicySubjects {
-  /** JetStream stream that stores every change; pap publishes with msgID = revision. */
+  /**
+   * JetStream stream that stores every change; pap publishes with msgID `<prefix>:<revision>` and counts a change
+   * delivered once the stream acknowledged it. pdps read missed changes back from it (replay), else take a snapshot.
+   */
   stream: string;
   /** Subject of change messages (PolicyChange). */
   changes: string;

@@ -49,6 +49,12 @@ interface OutboxRow {
  * JetStream acknowledged it. A failure stops at that row and retries with backoff, so a change is
  * never lost or overtaken while NATS is down or pap restarts. Only the holder of a session
  * advisory lock publishes, so several pap instances never interleave.
+ *
+ * Why a JetStream stream and not a core publish: its acknowledgement is this publisher's delivery confirmation
+ * (stored by the server, not merely written to a socket), and the pdps read it back: a replica that missed changes
+ * on its core subscription replays them from the stream before it asks for a snapshot, so it catches up even while
+ * pap is down (pdp-service policy-set/stream-replay.ts). The pdps still hear changes on a core subscription of the
+ * same subject: no consumer stands between a commit and a decision.
  */
 export class OutboxPublisher {
   private readonly subjects;

@@ -52,9 +52,11 @@ const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).
 
 /**
  * The ordered stream of changes as architecture.md §2 describes it: subscribe to changes first (buffering them),
- * load a snapshot, then hand on changes in revision order. Duplicates are dropped; a gap or a `resync` message
- * fetches a fresh snapshot, and so do reconnects and a periodic check. Failed snapshot attempts are retried with
- * backoff, and so are gap snapshots that did not cover the gap.
+ * load a snapshot, then hand on changes in revision order. Duplicates are dropped. Changes missed on the
+ * subscription (a gap, a reconnect) are first read back from pap's JetStream stream when the transport can
+ * (`replayChanges`); a gap the stream did not fill, a `resync` message, a reconnect and a periodic check fetch a
+ * snapshot. Failed snapshot attempts are retried with backoff, and so are gap snapshots that did not cover the gap;
+ * meanwhile changes that follow the active set are still applied, so a replay helps even while pap is down.
  *
  * All work happens in one loop (`run`), so changes and snapshots never interleave.
  */
@@ -70,6 +72,10 @@ export class ChangeStream {
   private unproductive = 0;
   /** Active revision at which the last gap snapshot was asked for. */
   private gapAskedAt: number | undefined;
+  /** Changes may have been missed: read them back from the stream before anything else. */
+  private replayWanted = false;
+  /** Active revision of the last replay: a gap still there after it needs the snapshot. */
+  private replayedAt: number | undefined;
   private interval: NodeJS.Timeout | undefined;
   private sleeper: { timer: NodeJS.Timeout; wake: () => void } | undefined;
   private loop: Promise<void> = Promise.resolve();
@@ -90,7 +96,10 @@ export class ChangeStream {
     this.started = true;
     const { transport } = this.options;
     await transport.subscribeChanges((change, receivedAt) => this.receive({ change, receivedAt }));
-    transport.onReconnect(() => this.resync('reconnect'));
+    transport.onReconnect(() => {
+      this.replayWanted = transport.replayChanges !== undefined;
+      this.resync('reconnect');
+    });
     const every = this.options.resyncIntervalMs ?? 30_000;
     if (every > 0) {
       this.interval = setInterval(() => this.resync('periodic'), every);
@@ -159,6 +168,19 @@ export class ChangeStream {
     // Let the caller finish first: the loop never runs inside a message callback.
     await Promise.resolve();
     while (!this.stopped) {
+      const active = this.options.target.revision();
+      if (this.replayWanted && active !== undefined) {
+        this.replayWanted = false;
+        await this.replay(active);
+        continue;
+      }
+      // A change that follows the active set needs nobody: apply it before (or between attempts at) a snapshot.
+      const head = this.pending[0];
+      if (active !== undefined && head !== undefined && this.follows(head.change, active)) {
+        this.pending.shift();
+        this.next(head, active);
+        continue;
+      }
       if (this.snapshotReason !== undefined) {
         const reason = this.snapshotReason;
         this.snapshotReason = undefined;
@@ -175,7 +197,6 @@ export class ChangeStream {
         }
         continue;
       }
-      const active = this.options.target.revision();
       if (active === undefined) {
         // No set yet (the first snapshot failed to compile): keep the changes for after the next snapshot.
         break;
@@ -184,6 +205,32 @@ export class ChangeStream {
       if (!next) break;
       this.next(next, active);
     }
+  }
+
+  /** Whether `change` is a repeat or the very next change (a `resync` is neither: it needs the snapshot). */
+  private follows(change: PolicyChange, active: number): boolean {
+    return change.revision <= active || (change.revision === active + 1 && change.type !== 'resync');
+  }
+
+  /** Puts the changes after `active` that the stream still holds at the front of the queue. */
+  private async replay(active: number): Promise<void> {
+    const { logger, transport } = this.options;
+    this.replayedAt = active;
+    let changes: PolicyChange[];
+    try {
+      changes = (await transport.replayChanges?.(active)) ?? [];
+    } catch (error) {
+      // No stream (JetStream off, pap never published, a test pap): the snapshot covers it.
+      logger.debug({ err: error, active }, 'policy changes could not be replayed from the stream');
+      return;
+    }
+    const missed = changes.filter((change) => change.revision > active);
+    const first = missed[0];
+    const last = missed[missed.length - 1];
+    if (this.stopped || first === undefined || last === undefined) return;
+    const receivedAt = Date.now();
+    this.pending.unshift(...missed.map((change) => ({ change, receivedAt })));
+    logger.info({ from: first.revision, to: last.revision, changes: missed.length, active }, 'policy changes replayed from the stream');
   }
 
   private next(received: Received, active: number): void {
@@ -196,6 +243,11 @@ export class ChangeStream {
     if (change.revision > active + 1 || change.type === 'resync') {
       // Keep the change: if the snapshot does not cover it, it is applied (or asked about) again afterwards.
       this.pending.unshift(received);
+      if (change.type !== 'resync' && this.options.transport.replayChanges !== undefined && this.replayedAt !== active) {
+        // The stream may hold what is missing: cheaper than a snapshot, and it works while pap is down.
+        this.replayWanted = true;
+        return;
+      }
       // Asked already at this revision and the snapshot did not move us on: back off before asking again.
       this.unproductive = this.gapAskedAt === active ? this.unproductive + 1 : 0;
       this.gapAskedAt = active;

@@ -10,6 +10,7 @@ import {
   type SnapshotRequest,
 } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
+import { StreamReplay } from './stream-replay';
 
 /**
  * How the follower hears from pap. The NATS implementation is below; unit tests use a fake.
@@ -24,6 +25,11 @@ export interface PolicyTransport {
   fetchSnapshot(): Promise<PolicySnapshot>;
   /** `listener` runs after every re-established connection (core messages may have been lost meanwhile). */
   onReconnect(listener: () => void): void;
+  /**
+   * Changes after `revision` that pap's JetStream stream still holds, oldest first (at most a bounded number);
+   * rejects when the stream cannot be read. Absent: this transport cannot replay.
+   */
+  replayChanges?(revision: number): Promise<PolicyChange[]>;
   readonly connected: boolean;
   close(): Promise<void>;
 }
@@ -40,13 +46,17 @@ export interface NatsTransportOptions {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Core NATS: a subscription on the changes subject and snapshot requests answered in chunks on an inbox. */
+/**
+ * Core NATS: a subscription on the changes subject and snapshot requests answered in chunks on an inbox; changes
+ * missed on the subscription are read back from pap's JetStream stream (StreamReplay).
+ */
 export class NatsPolicyTransport implements PolicyTransport {
   readonly subjects: PolicySubjects;
   private readonly reconnectListeners: Array<() => void> = [];
   private changeSubscription: Subscription | undefined;
   private up = true;
   private readonly chunkTimeoutMs: number;
+  private readonly replay: StreamReplay;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -54,6 +64,7 @@ export class NatsPolicyTransport implements PolicyTransport {
   ) {
     this.subjects = policySubjects(options.prefix);
     this.chunkTimeoutMs = options.chunkTimeoutMs ?? 5000;
+    this.replay = new StreamReplay(nc, options.prefix);
     void this.watchStatus();
   }
 
@@ -96,6 +107,10 @@ export class NatsPolicyTransport implements PolicyTransport {
       },
     });
     await this.nc.flush();
+  }
+
+  replayChanges(revision: number): Promise<PolicyChange[]> {
+    return this.replay.after(revision);
   }
 
   fetchSnapshot(): Promise<PolicySnapshot> {

@@ -68,3 +68,19 @@ export class FakeTransport implements PolicyTransport {
     this.closed = true;
   }
 }
+
+/** A FakeTransport whose changes can also be read back, as from pap's JetStream stream. */
+export class ReplayingTransport extends FakeTransport {
+  /** What the stream holds, in revision order; `failing` makes reading it fail. */
+  readonly stream: PolicyChange[] = [];
+  failing = false;
+  /** The revisions replays were asked for. */
+  readonly replays: number[] = [];
+
+  async replayChanges(revision: number): Promise<PolicyChange[]> {
+    this.calls.push('replay');
+    this.replays.push(revision);
+    if (this.failing) throw new Error('stream not found');
+    return this.stream.filter((change) => change.revision > revision);
+  }
+}
