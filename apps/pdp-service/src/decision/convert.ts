@@ -101,7 +101,8 @@ export function javaValue(value: unknown): ParameterValue {
   }
 }
 
-const wireParameters = (parameters: readonly NamedValue[]): EventParameter[] =>
+/** Engine parameters as the wire carries them, values typed like Java ones. */
+export const wireParameters = (parameters: readonly NamedValue[]): EventParameter[] =>
   parameters.map((p) => ({ name: p.name, value: javaValue(p.value) }));
 
 export function toModifier(modifier: EngineModifier): Modifier {

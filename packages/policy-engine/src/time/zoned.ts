@@ -41,10 +41,6 @@ function formatter(timeZone: string): Intl.DateTimeFormat | null {
   return cached;
 }
 
-export function isKnownTimeZone(timeZone: string): boolean {
-  return formatter(timeZone) !== null;
-}
-
 /** The wall clock of `instant` in `timeZone`; null for an unknown zone or an instant out of range. */
 export function wallClockOf(instant: number, timeZone: string): WallClock | null {
   const format = formatter(timeZone);
