@@ -74,7 +74,8 @@ function indexOf(set: PolicySet, sources: ReadonlyMap<string, string>): HistoryI
 
 /**
  * The set decisions read, and everything about it: the swap (one assignment), the callers waiting for a revision,
- * its status and the last failure to replace it (logged and counted; the last good set stays).
+ * its status, and failures to replace it (logged with the active revision and counted; the last good set stays).
+ * Failures are not part of /status, which needs no token: their problems may quote policy text.
  */
 export class ActiveSet {
   private current: ActivePolicySet | undefined;
@@ -83,7 +84,6 @@ export class ActiveSet {
   private closed = false;
   private lastAppliedAt: number | undefined;
   private lagMs: number | undefined;
-  private failure: SetFailure | undefined;
 
   constructor(private readonly options: ActiveSetOptions) {
     options.metrics?.policyRevision.set(-1);
@@ -101,11 +101,6 @@ export class ActiveSet {
   /** XML by id of the active set's documents. */
   get sources(): ReadonlyMap<string, string> {
     return this.currentSources;
-  }
-
-  /** The last failure to build a set, if any. */
-  get lastFailure(): SetFailure | undefined {
-    return this.failure;
   }
 
   /** The one place the active set changes: a single assignment, then the waiters. */
@@ -128,7 +123,6 @@ export class ActiveSet {
 
   /** A document that did not compile: the last good set stays active. */
   reject(failure: SetFailure): void {
-    this.failure = failure;
     this.options.metrics?.compileFailures.inc({ source: failure.source });
     this.options.logger.error(
       {
