@@ -82,5 +82,5 @@ export { basicAuthorization };
 
 export async function countRows(pool: Pool, table: 'auth.clients' | 'auth.signing_keys'): Promise<number> {
   const result = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
-  return Number(result.rows[0]!.n);
+  return Number(result.rows[0]?.n ?? Number.NaN);
 }

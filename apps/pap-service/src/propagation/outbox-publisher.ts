@@ -150,7 +150,7 @@ export class OutboxPublisher {
       const lock = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
         OUTBOX_LOCK_KEY,
       ]);
-      locked = lock.rows[0]!.locked;
+      locked = lock.rows[0]?.locked === true;
       if (!locked) return { kind: 'busy' };
       if (this.streamReadyFor !== nc) {
         await ensurePolicyStream(nc, this.options.prefix, this.options.stream ?? DEFAULT_STREAM_SETTINGS);

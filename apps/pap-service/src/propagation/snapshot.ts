@@ -21,8 +21,10 @@ export function readSnapshot(pool: Pool): Promise<PolicySnapshot> {
          ) deployed ORDER BY id COLLATE "C"`,
       );
       const components = await listPropagatedComponents(client);
+      const revision = state.rows[0]?.revision;
+      if (revision === undefined) throw new Error('pap.state holds no revision');
       return {
-        revision: toNumber(state.rows[0]!.revision),
+        revision: toNumber(revision),
         policies: policies.rows.map(({ id, xml }) => ({ id, xml })),
         components,
       };

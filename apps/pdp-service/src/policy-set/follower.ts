@@ -38,9 +38,11 @@ export class PolicySetFollower {
   private readonly activeSet: ActiveSet;
   private readonly builder: SetBuilder;
   private readonly stream: ChangeStream;
+  private readonly logger: Logger;
 
   constructor(options: FollowerOptions) {
     const { logger, metrics } = options;
+    this.logger = logger;
     this.activeSet = new ActiveSet({ logger, metrics, onActivate: options.onActivate });
     this.builder = new SetBuilder({ compile: options.compile, onFailure: (failure) => this.activeSet.reject(failure) });
     this.stream = new ChangeStream({
@@ -52,7 +54,7 @@ export class PolicySetFollower {
       target: {
         revision: () => this.activeSet.revision,
         applyChange: (change, receivedAt) => this.applyChange(change, receivedAt),
-        applySnapshot: (snapshot, reason) => this.applySnapshot(snapshot, reason, logger),
+        applySnapshot: (snapshot, reason) => this.applySnapshot(snapshot, reason),
       },
     });
   }
@@ -120,14 +122,14 @@ export class PolicySetFollower {
     return true;
   }
 
-  private async applySnapshot(snapshot: PolicySnapshot, reason: ResyncReason, logger: Logger): Promise<boolean> {
+  private async applySnapshot(snapshot: PolicySnapshot, reason: ResyncReason): Promise<boolean> {
     const active = this.activeSet.active;
     const started = Date.now();
     const built = await this.builder.buildSnapshot(snapshot, active && { ...active, sources: this.activeSet.sources }, () => this.stream.isStopped);
     if (built === undefined || this.stream.isStopped) return false;
     const { parts } = built;
     this.activeSet.swap(snapshot.revision, parts, 'snapshot');
-    logger.info(
+    this.logger.info(
       {
         revision: snapshot.revision,
         policies: parts.set.size,

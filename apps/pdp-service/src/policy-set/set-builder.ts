@@ -4,7 +4,6 @@ import {
   loadPolicy,
   type CompiledPolicy,
   type LoadOutcome,
-  type PolicySet,
   type TimerDocument,
 } from '@custos/policy-engine';
 import { deployedDocument, documentKind, type DeployedDocument, type DocumentKind, type PolicyChange, type PolicySnapshot } from '@custos/contracts';

@@ -167,8 +167,9 @@ export class NatsPolicyTransport implements PolicyTransport {
     });
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.changeSubscription?.unsubscribe();
     this.changeSubscription = undefined;
+    return Promise.resolve();
   }
 }

@@ -37,9 +37,10 @@ export class FakeTransport implements PolicyTransport {
     return this.calls.filter((c) => c === 'snapshot').length;
   }
 
-  async subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void> {
+  subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void> {
     this.calls.push('subscribe');
     this.listener = onChange;
+    return Promise.resolve();
   }
 
   fetchSnapshot(): Promise<PolicySnapshot> {
@@ -64,8 +65,9 @@ export class FakeTransport implements PolicyTransport {
     for (const listener of this.reconnectListeners) listener();
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.closed = true;
+    return Promise.resolve();
   }
 }
 
@@ -77,10 +79,10 @@ export class ReplayingTransport extends FakeTransport {
   /** The revisions replays were asked for. */
   readonly replays: number[] = [];
 
-  async replayChanges(revision: number): Promise<PolicyChange[]> {
+  replayChanges(revision: number): Promise<PolicyChange[]> {
     this.calls.push('replay');
     this.replays.push(revision);
-    if (this.failing) throw new Error('stream not found');
-    return this.stream.filter((change) => change.revision > revision);
+    if (this.failing) return Promise.reject(new Error('stream not found'));
+    return Promise.resolve(this.stream.filter((change) => change.revision > revision));
   }
 }
