@@ -1,30 +1,16 @@
-import { createServer } from 'node:http';
-import path from 'node:path';
-import {
-  createLogger,
-  createMetrics,
-  createPool,
-  ensureDatabase,
-  installShutdown,
-  listen,
-  migrate,
-} from '@custos/service-kit';
-import { createApp, SERVICE_NAME } from './app';
+import { createLogger, installShutdown } from '@custos/service-kit';
+import { SERVICE_NAME } from './app';
+import { composeAuth } from './compose';
 import { readAuthConfig } from './config';
 
+/** Config → composeAuth → listen. Nothing else happens here. */
 async function main(): Promise<void> {
   const config = readAuthConfig(process.env);
   const logger = createLogger(SERVICE_NAME, config.logLevel);
   try {
-    await ensureDatabase(config.databaseUrl);
-    await migrate({ databaseUrl: config.databaseUrl, schema: 'auth', dir: path.join(__dirname, '..', 'migrations'), logger });
-    const pool = createPool(config.databaseUrl, logger);
-    const metrics = createMetrics(SERVICE_NAME);
-    const app = await createApp({ pool, logger, metrics, config, rateLimit: config.rateLimit });
-    const server = createServer(app);
-    await listen(server, config.port);
-    logger.info({ port: config.port }, 'auth-service listening');
-    installShutdown(server, logger, [() => pool.end()]);
+    const auth = await composeAuth(config, { logger });
+    const server = await auth.listen();
+    installShutdown(server, logger, auth.closers);
   } catch (error) {
     logger.fatal({ err: error }, 'auth-service failed to start');
     logger.flush(() => process.exit(1));

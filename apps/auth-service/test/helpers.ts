@@ -5,7 +5,9 @@ import type { Pool } from 'pg';
 import request from 'supertest';
 import { createLogger, createMetrics, createPool, migrate, type Logger } from '@custos/service-kit';
 import { createTestDatabase, type TestDatabase } from '@custos/test-kit';
-import { createApp, type AppDeps } from '../src/app';
+import type { AppDeps } from '../src/app';
+import { composeAuth } from '../src/compose';
+import { readAuthConfig } from '../src/config';
 import { basicAuthorization } from '../src/oauth/basic';
 
 export const MIGRATIONS = path.join(__dirname, '..', 'migrations');
@@ -43,14 +45,14 @@ export async function testEnv(): Promise<TestEnv> {
     pool,
     logger,
     logs: lines,
-    app: (overrides = {}) =>
-      createApp({
-        pool,
-        logger,
-        metrics: createMetrics('auth-service', false),
-        config: { bootstrap: undefined, trustProxy: false },
-        ...overrides,
-      }),
+    app: async ({ config, ...overrides } = {}) => {
+      const base = readAuthConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'debug' });
+      const composed = await composeAuth(
+        { ...base, bootstrap: config?.bootstrap, trustProxy: config?.trustProxy ?? false },
+        { pool, logger, metrics: createMetrics('auth-service', false), ...overrides },
+      );
+      return composed.app;
+    },
     close: async () => {
       await pool.end();
       await database.drop();
@@ -80,5 +82,5 @@ export { basicAuthorization };
 
 export async function countRows(pool: Pool, table: 'auth.clients' | 'auth.signing_keys'): Promise<number> {
   const result = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`);
-  return Number(result.rows[0]!.n);
+  return Number(result.rows[0]?.n ?? Number.NaN);
 }

@@ -1,5 +1,4 @@
-import { COMPONENT_TYPES, SCOPES, problemSchema } from '@custos/contracts';
-import { componentSchema, interfaceSchema, pepInterfaceSchema } from './routes/component-schema';
+import { COMPONENT_TYPES, SCOPES, componentSchema, interfaceSchema, pepInterfaceSchema, problemSchema } from '@custos/contracts';
 
 /** OpenAPI 3.1 description of everything pap-service serves (api.md §4, §5). */
 

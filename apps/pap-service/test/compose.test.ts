@@ -1,12 +1,11 @@
 import request from 'supertest';
 import { createInbox } from 'nats';
-import { ALL_SCOPES, policySubjects, type SnapshotChunk } from '@custos/contracts';
+import { ALL_SCOPES, decodeSnapshot, policySubjects, type SnapshotChunk } from '@custos/contracts';
 import { createMetrics } from '@custos/service-kit';
 import { dropDatabase, TEST_NATS_URL, TestAuthority, uniqueNatsPrefix, unusedDatabaseUrl, waitFor } from '@custos/test-kit';
 import { SERVICE_NAME } from '../src/app';
 import { composePap, type ComposedPap } from '../src/compose';
 import { readPapConfig } from '../src/config';
-import { fromChunks } from '../src/propagation/snapshot';
 import { policyXml, testLogger } from './harness';
 import { ChangeCollector, connectTest } from './nats-helpers';
 
@@ -62,7 +61,7 @@ test('a deployed policy reaches the stream and the snapshot without anything but
     nc.publish(policySubjects(prefix).snapshot, JSON.stringify({ requester: 'compose-test' }), { reply: inbox });
     await waitFor(() => chunks.some((c) => c.last), { what: 'the last snapshot chunk' });
     subscription.unsubscribe();
-    expect(fromChunks(chunks)).toEqual({ revision: 1, policies: [{ id, xml: policyXml(id) }], components: [] });
+    expect(decodeSnapshot(chunks)).toEqual({ revision: 1, policies: [{ id, xml: policyXml(id) }], components: [] });
   } finally {
     await nc.close();
   }

@@ -1,5 +1,5 @@
 import { connect, type ConsumerMessages, type NatsConnection } from 'nats';
-import type { PolicyChange } from '@custos/contracts';
+import { parseChange, type PolicyChange } from '@custos/contracts';
 import { waitFor } from '@custos/test-kit';
 import type { Logger } from '@custos/service-kit';
 import { NatsLink } from '../src/propagation/nats-link';
@@ -11,7 +11,7 @@ export interface ReceivedChange {
   streamSequence: number;
 }
 
-/** A JetStream ordered consumer on a stream, collecting every change it is delivered. */
+/** A JetStream ordered consumer on a stream, collecting every change it is delivered (stop() fails on an unreadable one). */
 export class ChangeCollector {
   private constructor(
     private readonly messages: ConsumerMessages,
@@ -25,8 +25,11 @@ export class ChangeCollector {
     const received: ReceivedChange[] = [];
     const done = (async () => {
       for await (const msg of messages) {
+        // Read as a pdp reads it: a change pap publishes must pass the receivers' codec.
+        const change = parseChange(msg.data);
+        if (typeof change === 'string') throw new Error(`stream message ${msg.seq} is not a change: ${change}`);
         received.push({
-          change: msg.json<PolicyChange>(),
+          change,
           msgId: msg.headers?.get('Nats-Msg-Id'),
           subject: msg.subject,
           streamSequence: msg.seq,

@@ -1,9 +1,9 @@
 import request from 'supertest';
 import { createInbox, type NatsConnection } from 'nats';
-import { policySubjects, type PolicySnapshot, type SnapshotChunk } from '@custos/contracts';
+import { decodeSnapshot, encodeSnapshot, policySubjects, type PolicySnapshot, type SnapshotChunk } from '@custos/contracts';
 import { TEST_NATS_URL, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
 import type { NatsLink } from '../src/propagation/nats-link';
-import { fromChunks, readSnapshot, toChunks } from '../src/propagation/snapshot';
+import { readSnapshot } from '../src/propagation/snapshot';
 import { SnapshotResponder } from '../src/propagation/snapshot-responder';
 import { policyXml, revision, startHarness, type Harness } from './harness';
 import { connectLink, connectTest } from './nats-helpers';
@@ -39,6 +39,11 @@ afterAll(async () => {
   await link.close();
   await h.close();
 });
+
+const toChunks = encodeSnapshot;
+
+/** Joins chunks back into the snapshot, as a pdp does. */
+const fromChunks = decodeSnapshot;
 
 const expected = (): PolicySnapshot => ({
   revision: 5,

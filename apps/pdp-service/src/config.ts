@@ -56,6 +56,9 @@ export interface PxpConfig {
   /** First retry delay; doubled per attempt, with jitter. */
   backoffMs: number;
   maxConcurrency: number;
+  /** Consecutive failures that open the circuit of a PXP URL, and how long it stays open. */
+  breakerFailures: number;
+  breakerOpenMs: number;
 }
 
 /** The canonical name of an IANA zone, or a ConfigError. */
@@ -93,6 +96,8 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
       attempts: readInteger(env, 'PDP_PXP_ATTEMPTS', 4, 1, 100),
       backoffMs: readInteger(env, 'PDP_PXP_BACKOFF_MS', 200, 1, 600_000),
       maxConcurrency: readInteger(env, 'PDP_PXP_MAX_CONCURRENCY', 32, 1, 10_000),
+      breakerFailures: readInteger(env, 'PDP_PXP_BREAKER_FAILURES', 5, 1, 1000),
+      breakerOpenMs: readInteger(env, 'PDP_PXP_BREAKER_OPEN_MS', 5000, 1, 600_000),
     },
     timers: readChoice(env, 'PDP_TIMERS', ['on', 'off'] as const, 'on') === 'on',
   };

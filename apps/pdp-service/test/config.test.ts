@@ -49,7 +49,7 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
     expect(readPdpConfig({}, 'box')).toMatchObject({
       history: { secret: undefined, poolSize: 10, timeoutMs: 2000, retentionIntervalMs: 60_000, synchronousCommit: true },
       pip: { timeoutMs: 500, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000, cacheEntries: 10_000 },
-      pxp: { timeoutMs: 2000, syncTimeoutMs: 500, attempts: 4, backoffMs: 200, maxConcurrency: 32 },
+      pxp: { timeoutMs: 2000, syncTimeoutMs: 500, attempts: 4, backoffMs: 200, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000 },
       timers: true,
     });
   });
@@ -72,6 +72,8 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
         PDP_PXP_ATTEMPTS: '2',
         PDP_PXP_BACKOFF_MS: '5',
         PDP_PXP_MAX_CONCURRENCY: '6',
+        PDP_PXP_BREAKER_FAILURES: '7',
+        PDP_PXP_BREAKER_OPEN_MS: '800',
         PDP_TIMERS: 'off',
       },
       'box',
@@ -79,7 +81,7 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
     expect(config).toMatchObject({
       history: { secret: 'a-long-enough-secret', poolSize: 4, timeoutMs: 700, retentionIntervalMs: 1000, synchronousCommit: false },
       pip: { timeoutMs: 250, maxConcurrency: 3, breakerFailures: 2, breakerOpenMs: 900, cacheEntries: 0 },
-      pxp: { timeoutMs: 111, syncTimeoutMs: 222, attempts: 2, backoffMs: 5, maxConcurrency: 6 },
+      pxp: { timeoutMs: 111, syncTimeoutMs: 222, attempts: 2, backoffMs: 5, maxConcurrency: 6, breakerFailures: 7, breakerOpenMs: 800 },
       timers: false,
     });
   });

@@ -1,7 +1,6 @@
-import type { Component } from '@custos/contracts';
+import { parseChange, parseSnapshot, type Component } from '@custos/contracts';
 import { waitFor } from '@custos/test-kit';
 import { PolicySetFollower, type ActivePolicySet } from '../src/policy-set/follower';
-import { parseChange, parseSnapshot } from '../src/policy-set/messages';
 import { FakeTransport } from './support/fake-transport';
 import { memoryLogger } from './support/logger';
 import { component, policy, timerXml } from './support/pdp';

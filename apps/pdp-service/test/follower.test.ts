@@ -2,7 +2,7 @@ import { loadPolicy, type LoadOutcome } from '@custos/policy-engine';
 import { waitFor } from '@custos/test-kit';
 import { createPdpMetrics, type PdpMetrics } from '../src/metrics';
 import { PolicySetFollower, type ActivePolicySet } from '../src/policy-set/follower';
-import { SnapshotError } from '../src/policy-set/messages';
+import { SnapshotError } from '@custos/contracts';
 import { FakeTransport, deferred } from './support/fake-transport';
 import { memoryLogger } from './support/logger';
 import { allowAll, brokenPolicy, inhibitAll } from './support/policies';

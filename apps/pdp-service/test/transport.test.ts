@@ -1,8 +1,9 @@
 import { connect, type NatsConnection } from 'nats';
+import { policySubjects, type PolicyChange } from '@custos/contracts';
 import { TEST_NATS_URL, startOwnNatsServer, uniqueNatsPrefix, waitFor, type OwnNatsServer } from '@custos/test-kit';
 import { createPdpMetrics } from '../src/metrics';
 import { PolicySetFollower } from '../src/policy-set/follower';
-import { SnapshotError } from '../src/policy-set/messages';
+import { SnapshotError } from '@custos/contracts';
 import { NatsPolicyTransport } from '../src/policy-set/transport';
 import { FakePap } from './support/fake-pap';
 import { memoryLogger } from './support/logger';
@@ -101,6 +102,46 @@ describe('following across a NATS restart', () => {
       await follower.stop();
       await nc.close();
       await pap.stop().catch(() => undefined);
+    }
+  });
+});
+
+describe('replaying changes from the JetStream stream', () => {
+  it('reads the changes after a revision in order, and none past the last', async () => {
+    const prefix = uniqueNatsPrefix();
+    const subjects = policySubjects(prefix);
+    const nc = await connect({ servers: TEST_NATS_URL });
+    const jsm = await nc.jetstreamManager();
+    await jsm.streams.add({ name: subjects.stream, subjects: [subjects.changes] });
+    try {
+      const js = nc.jetstream();
+      const changes: PolicyChange[] = [
+        { revision: 1, type: 'deploy', policy: { id: 'urn:policy:acme:a', xml: '<a/>' } },
+        { revision: 2, type: 'revoke', policyId: 'urn:policy:acme:a' },
+        { revision: 3, type: 'resync' },
+        { revision: 4, type: 'unregister', componentId: 'urn:component:acme:pip:x' },
+        { revision: 5, type: 'deploy', policy: { id: 'urn:timer:acme:t', xml: '<timer/>' } },
+      ];
+      for (const change of changes) await js.publish(subjects.changes, JSON.stringify(change), { msgID: `${prefix}:${change.revision}` });
+      const transport = new NatsPolicyTransport(nc, { prefix, requester: 'r', logger: memoryLogger().logger });
+      expect(await transport.replayChanges(0)).toEqual(changes);
+      expect(await transport.replayChanges(2)).toEqual(changes.slice(2));
+      expect(await transport.replayChanges(4)).toEqual(changes.slice(4));
+      expect(await transport.replayChanges(5)).toEqual([]);
+      expect(await transport.replayChanges(9)).toEqual([]);
+    } finally {
+      await jsm.streams.delete(subjects.stream);
+      await nc.drain();
+    }
+  });
+
+  it('rejects when there is no stream', async () => {
+    const nc = await connect({ servers: TEST_NATS_URL });
+    try {
+      const transport = new NatsPolicyTransport(nc, { prefix: uniqueNatsPrefix(), requester: 'r', logger: memoryLogger().logger });
+      await expect(transport.replayChanges(0)).rejects.toThrow(/stream not found/);
+    } finally {
+      await nc.drain();
     }
   });
 });

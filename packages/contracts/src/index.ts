@@ -10,3 +10,6 @@ export * from './problem';
 export * from './nats';
 export * from './schemas';
 export * from './event-codec';
+export * from './component-schema';
+export * from './change-codec';
+export * from './snapshot-codec';

@@ -5,7 +5,10 @@ import type { Component } from './component';
  * Everything lives under a prefix so several stacks can share one NATS server.
  */
 export interface PolicySubjects {
-  /** JetStream stream that stores every change; pap publishes with msgID = revision. */
+  /**
+   * JetStream stream that stores every change; pap publishes with msgID `<prefix>:<revision>` and counts a change
+   * delivered once the stream acknowledged it. pdps read missed changes back from it (replay), else take a snapshot.
+   */
   stream: string;
   /** Subject of change messages (PolicyChange). */
   changes: string;
@@ -22,14 +25,31 @@ export function policySubjects(prefix: string): PolicySubjects {
 }
 
 /**
- * A deployed document: a policy (`urn:policy:<solution>:<name>`, policy XML) or a timer
+ * A deployed document as it travels: a policy (`urn:policy:<solution>:<name>`, policy XML) or a timer
  * (`urn:timer:<solution>:<name>`, a timer document of policy-language.md §10). Timers travel in the same
- * list and the same change messages as policies: the id's kind tells the receiver which reader to use.
+ * list and the same change messages as policies: the id tells the receiver which reader to use
+ * (`deployedDocument` below), so nothing on the wire names the kind.
  */
 export interface DeployedPolicy {
   id: string;
   xml: string;
 }
+
+/** What a deployed document is, as its id says. */
+export type DocumentKind = 'policy' | 'timer';
+
+/** A deployed document with its kind read from its id: what receivers compile. */
+export interface DeployedDocument {
+  readonly kind: DocumentKind;
+  readonly id: string;
+  readonly xml: string;
+}
+
+/** The kind of a deployed document: `urn:timer:` ids are timers, every other id a policy. */
+export const documentKind = (id: string): DocumentKind => (id.startsWith('urn:timer:') ? 'timer' : 'policy');
+
+/** A document off the wire with its kind. */
+export const deployedDocument = ({ id, xml }: DeployedPolicy): DeployedDocument => ({ kind: documentKind(id), id, xml });
 
 /**
  * One change of what the pdps decide with, at `revision` (gap-free, strictly increasing, one counter for all

@@ -24,9 +24,9 @@ export interface ParsedUrn {
 
 /** Parses `urn:<kind>:<solution>:<name>`; undefined when the text is not of that form. */
 export function parseUrn(kind: UrnKind, text: string): ParsedUrn | undefined {
-  const match = URN_PATTERNS[kind].exec(text);
-  if (!match) return undefined;
-  return { kind, solution: match[1]!, name: match[2]! };
+  const [, solution, name] = URN_PATTERNS[kind].exec(text) ?? [];
+  if (solution === undefined || name === undefined) return undefined;
+  return { kind, solution, name };
 }
 
 const COMPONENT_URN = new RegExp(`^urn:component:(${SOLUTION_PATTERN}):(pep|pip|pxp):(${NAME_PATTERN})$`);
@@ -38,9 +38,8 @@ export interface ParsedComponentUrn {
 }
 
 export function parseComponentUrn(text: string): ParsedComponentUrn | undefined {
-  const match = COMPONENT_URN.exec(text);
-  if (!match) return undefined;
-  return { solution: match[1]!, type: match[2]!.toUpperCase() as ParsedComponentUrn['type'], name: match[3]! };
+  const [, solution, type, name] = COMPONENT_URN.exec(text) ?? [];
+  if (solution === undefined || type === undefined || name === undefined) return undefined;
+  return { solution, type: type.toUpperCase() as ParsedComponentUrn['type'], name };
 }
 
-export const actionUrn = (solution: string, name: string): string => `urn:action:${solution}:${name}`;

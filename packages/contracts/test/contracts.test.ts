@@ -1,4 +1,4 @@
-import { actionUrn, parseComponentUrn, parseUrn, policySubjects, problemType, ALL_SCOPES, SCOPES } from '@custos/contracts';
+import { parseComponentUrn, parseUrn, policySubjects, problemType, ALL_SCOPES, SCOPES } from '@custos/contracts';
 
 describe('URNs', () => {
   it('splits a policy URN into solution and name', () => {
@@ -24,10 +24,6 @@ describe('URNs', () => {
     expect(parseComponentUrn('urn:component:acme:pip:hr')).toEqual({ solution: 'acme', type: 'PIP', name: 'hr' });
     expect(parseComponentUrn('urn:component:acme:PIP:hr')).toBeUndefined();
     expect(parseComponentUrn('urn:component:acme:gateway:hr')).toBeUndefined();
-  });
-
-  it('builds an action URN', () => {
-    expect(actionUrn('acme', 'print')).toBe('urn:action:acme:print');
   });
 });
 

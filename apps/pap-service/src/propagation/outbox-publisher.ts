@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { NatsConnection } from 'nats';
-import { policySubjects, type PolicyChange } from '@custos/contracts';
+import { encodeChange, PAYLOAD_HEADROOM_BYTES, policySubjects, type PolicyChange } from '@custos/contracts';
 import { Counter, type Logger, type Registry } from '@custos/service-kit';
 import { toNumber } from '../store/db';
 import type { NatsLink } from './nats-link';
@@ -8,9 +8,6 @@ import { DEFAULT_STREAM_SETTINGS, ensurePolicyStream, type StreamSettings } from
 
 /** Advisory lock key held by the one pap instance that publishes (any number is fine; this one spells "pap"). */
 export const OUTBOX_LOCK_KEY = '7364976';
-
-/** Bytes kept free below the server's max payload for headers and framing. */
-export const PAYLOAD_HEADROOM_BYTES = 4096;
 
 export interface OutboxPublisherOptions {
   pool: Pool;
@@ -52,6 +49,12 @@ interface OutboxRow {
  * JetStream acknowledged it. A failure stops at that row and retries with backoff, so a change is
  * never lost or overtaken while NATS is down or pap restarts. Only the holder of a session
  * advisory lock publishes, so several pap instances never interleave.
+ *
+ * Why a JetStream stream and not a core publish: its acknowledgement is this publisher's delivery confirmation
+ * (stored by the server, not merely written to a socket), and the pdps read it back: a replica that missed changes
+ * on its core subscription replays them from the stream before it asks for a snapshot, so it catches up even while
+ * pap is down (pdp-service policy-set/stream-replay.ts). The pdps still hear changes on a core subscription of the
+ * same subject: no consumer stands between a commit and a decision.
  */
 export class OutboxPublisher {
   private readonly subjects;
@@ -147,7 +150,7 @@ export class OutboxPublisher {
       const lock = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [
         OUTBOX_LOCK_KEY,
       ]);
-      locked = lock.rows[0]!.locked;
+      locked = lock.rows[0]?.locked === true;
       if (!locked) return { kind: 'busy' };
       if (this.streamReadyFor !== nc) {
         await ensurePolicyStream(nc, this.options.prefix, this.options.stream ?? DEFAULT_STREAM_SETTINGS);
@@ -199,13 +202,9 @@ export class OutboxPublisher {
   }
 
   private async publish(nc: NatsConnection, revision: number, message: PolicyChange): Promise<void> {
-    let data = Buffer.from(JSON.stringify(message), 'utf8');
     const limit = this.options.maxMessageBytes ?? (nc.info?.max_payload ?? 1024 * 1024) - PAYLOAD_HEADROOM_BYTES;
-    if (data.length > limit) {
-      this.options.logger.warn({ revision, bytes: data.length, limit }, 'change too large for one message; sending resync');
-      const resync: PolicyChange = { revision, type: 'resync' };
-      data = Buffer.from(JSON.stringify(resync), 'utf8');
-    }
+    const { data, resync, bytes } = encodeChange(message, limit);
+    if (resync) this.options.logger.warn({ revision, bytes, limit }, 'change too large for one message; sending resync');
     const js = nc.jetstream({ timeout: this.options.ackTimeoutMs ?? 5000 });
     await js.publish(this.subjects.changes, data, {
       msgID: `${this.options.prefix}:${revision}`,

@@ -1,10 +1,9 @@
 import type { Pool } from 'pg';
 import type { Msg, NatsConnection, Subscription } from 'nats';
-import { policySubjects, type SnapshotRequest } from '@custos/contracts';
+import { encodeSnapshot, policySubjects, snapshotChunkBytes, type SnapshotRequest } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
 import type { NatsLink } from './nats-link';
-import { PAYLOAD_HEADROOM_BYTES } from './outbox-publisher';
-import { readSnapshot, toChunks } from './snapshot';
+import { readSnapshot } from './snapshot';
 
 export interface SnapshotResponderOptions {
   pool: Pool;
@@ -58,8 +57,7 @@ export class SnapshotResponder {
   /** Raw bytes per chunk for this connection: base64 of it plus the chunk envelope fits the payload limit. */
   chunkBytesFor(nc: NatsConnection): number {
     if (this.options.chunkBytes !== undefined) return this.options.chunkBytes;
-    const room = (nc.info?.max_payload ?? 1024 * 1024) - PAYLOAD_HEADROOM_BYTES;
-    return Math.max(3, Math.floor(room / 4) * 3);
+    return snapshotChunkBytes(nc.info?.max_payload ?? 1024 * 1024);
   }
 
   private subscribe(nc: NatsConnection): void {
@@ -91,7 +89,7 @@ export class SnapshotResponder {
     const requester = requesterOf(msg);
     const started = Date.now();
     const snapshot = await readSnapshot(this.options.pool);
-    const chunks = toChunks(snapshot, this.chunkBytesFor(nc));
+    const chunks = encodeSnapshot(snapshot, this.chunkBytesFor(nc));
     for (const chunk of chunks) nc.publish(msg.reply, JSON.stringify(chunk));
     this.options.logger.info(
       { requester, revision: snapshot.revision, policies: snapshot.policies.length, chunks: chunks.length, ms: Date.now() - started },

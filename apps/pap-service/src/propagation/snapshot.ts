@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { PolicySnapshot, SnapshotChunk } from '@custos/contracts';
+import type { PolicySnapshot } from '@custos/contracts';
 import { listPropagatedComponents } from '../store/components';
 import { toNumber, withTransaction } from '../store/db';
 
@@ -21,33 +21,14 @@ export function readSnapshot(pool: Pool): Promise<PolicySnapshot> {
          ) deployed ORDER BY id COLLATE "C"`,
       );
       const components = await listPropagatedComponents(client);
+      const revision = state.rows[0]?.revision;
+      if (revision === undefined) throw new Error('pap.state holds no revision');
       return {
-        revision: toNumber(state.rows[0]!.revision),
+        revision: toNumber(revision),
         policies: policies.rows.map(({ id, xml }) => ({ id, xml })),
         components,
       };
     },
     { isolation: 'REPEATABLE READ', readOnly: true },
   );
-}
-
-/**
- * Cuts the UTF-8 JSON of a snapshot into chunks of at most `chunkBytes` raw bytes (a cut may fall
- * inside a character), each carried base64-encoded. There is always at least one chunk.
- */
-export function toChunks(snapshot: PolicySnapshot, chunkBytes: number): SnapshotChunk[] {
-  if (!Number.isInteger(chunkBytes) || chunkBytes < 1) throw new Error(`chunk size must be a positive integer, got ${chunkBytes}`);
-  const bytes = Buffer.from(JSON.stringify(snapshot), 'utf8');
-  const chunks: SnapshotChunk[] = [];
-  for (let offset = 0, index = 0; offset < bytes.length || index === 0; offset += chunkBytes, index++) {
-    const end = Math.min(offset + chunkBytes, bytes.length);
-    chunks.push({ index, last: end >= bytes.length, data: bytes.subarray(offset, end).toString('base64') });
-  }
-  return chunks;
-}
-
-/** Joins chunks back into the snapshot (what a pdp does); for tests and tools. */
-export function fromChunks(chunks: readonly SnapshotChunk[]): PolicySnapshot {
-  const ordered = [...chunks].sort((a, b) => a.index - b.index);
-  return JSON.parse(Buffer.concat(ordered.map((c) => Buffer.from(c.data, 'base64'))).toString('utf8')) as PolicySnapshot;
 }

@@ -17,8 +17,7 @@ export const registerComponent: RouteFactory = (ctx) => [
   async (req, res) => {
     const { component, solution } = validateComponent(req.body);
     if (!principalOf(res).mayAccess(solution)) throw foreignSolution(SCOPES.componentWrite);
-    const outcome = await upsertComponent(ctx.pool, solution, component);
-    if (outcome.changed) ctx.onDeployedSetChange();
+    const outcome = await upsertComponent(ctx.pool, ctx.onDeployedSetChange, solution, component);
     sendBoolean(res, true, outcome.revision);
   },
 ];

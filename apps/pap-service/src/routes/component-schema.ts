@@ -1,87 +1,19 @@
 import {
-  COMPONENT_TYPES,
   ERROR_CODES,
-  NAME_PATTERN,
+  componentRuleErrors,
+  componentSchema,
+  interfaceSchema,
   parseComponentUrn,
-  parseUrn,
+  pepInterfaceSchema,
   type Component,
-  type ComponentType,
   type ProblemError,
 } from '@custos/contracts';
 import { compileValidator, HttpProblem, problems } from '@custos/service-kit';
 
 /**
- * The Component body of api.md §4, strictly: unknown fields are errors, and interface shapes
- * depend on the component type. Checked in two schema stages (the envelope, then the interfaces
- * against the type's shape) and then by rules JSON Schema cannot state (the identifier's type
- * segment, URL schemes, method URNs of the component's own solution).
+ * The Component body of api.md §4, checked against the schemas of contracts in two stages (the envelope, then the
+ * interfaces against the type's shape) and then by the rules JSON Schema cannot state (`componentRuleErrors`).
  */
-const text = (maxLength: number, minLength = 0) => ({ type: 'string', minLength, maxLength });
-
-const parameterSchema = (withMandatory: boolean) => ({
-  type: 'object',
-  required: ['name', 'type'],
-  additionalProperties: false,
-  properties: {
-    name: text(256, 1),
-    description: text(4096),
-    type: text(512, 1),
-    ...(withMandatory ? { mandatory: { type: 'boolean' } } : {}),
-  },
-});
-
-export const pepInterfaceSchema = {
-  type: 'object',
-  required: ['type', 'event', 'preventive', 'methodName', 'returnType', 'parameters'],
-  additionalProperties: false,
-  properties: {
-    type: { enum: ['PepInterfaceDescription'] },
-    event: {
-      type: 'object',
-      required: ['platform', 'context', 'action'],
-      additionalProperties: false,
-      properties: { platform: text(512), context: text(512), action: text(512) },
-    },
-    preventive: { type: 'boolean' },
-    methodName: text(512, 1),
-    returnType: text(512),
-    description: text(4096),
-    parameters: { type: 'array', maxItems: 256, items: parameterSchema(false) },
-  },
-} as const;
-
-export const interfaceSchema = {
-  type: 'object',
-  required: ['type', 'methodName', 'returnType', 'parameters'],
-  additionalProperties: false,
-  properties: {
-    type: { enum: ['InterfaceDescription'] },
-    methodName: text(512, 1),
-    returnType: text(512),
-    description: text(4096),
-    parameters: { type: 'array', maxItems: 256, items: parameterSchema(true) },
-  },
-} as const;
-
-export const componentSchema = {
-  type: 'object',
-  required: ['id', 'urls', 'componentInterfaces'],
-  additionalProperties: false,
-  properties: {
-    id: {
-      type: 'object',
-      required: ['componentType', 'identifier'],
-      additionalProperties: false,
-      properties: {
-        componentType: { enum: [...COMPONENT_TYPES] },
-        identifier: text(512, 1),
-      },
-    },
-    urls: { type: 'array', minItems: 1, maxItems: 32, items: text(2048, 1) },
-    componentInterfaces: { type: 'array', maxItems: 256, items: { type: 'object' } },
-  },
-} as const;
-
 const validateEnvelope = compileValidator<Component>(componentSchema);
 const interfacesOf = (items: object) => ({
   type: 'object',
@@ -91,8 +23,6 @@ const validatePepInterfaces = compileValidator<unknown>(interfacesOf(pepInterfac
 const validateInterfaces = compileValidator<unknown>(interfacesOf(interfaceSchema));
 
 const DETAIL = 'the component is not valid';
-const URL_SCHEMES = new Set(['http:', 'https:', 'rmi:']);
-const BARE_METHOD = new RegExp(`^${NAME_PATTERN}$`);
 
 function schemaErrors(run: () => void): ProblemError[] {
   try {
@@ -102,48 +32,6 @@ function schemaErrors(run: () => void): ProblemError[] {
     if (error instanceof HttpProblem) return error.errors ?? [];
     throw error;
   }
-}
-
-function ruleErrors(component: Component, solution: string | undefined, type: ComponentType | undefined): ProblemError[] {
-  const errors: ProblemError[] = [];
-  if (solution === undefined || type === undefined) {
-    errors.push({
-      path: 'id.identifier',
-      message: `\`${component.id.identifier}\` is not a component id; expected \`urn:component:<solution>:<pep|pip|pxp>:<name>\``,
-    });
-  } else if (type !== component.id.componentType) {
-    errors.push({
-      path: 'id.componentType',
-      message: `must equal the type segment of the identifier, \`${type}\``,
-    });
-  }
-  component.urls.forEach((text, index) => {
-    let url: URL | undefined;
-    try {
-      url = new URL(text);
-    } catch {
-      url = undefined;
-    }
-    if (!url || !URL_SCHEMES.has(url.protocol) || url.host === '') {
-      errors.push({ path: `urls[${index}]`, message: `\`${text}\` is not an absolute http, https or rmi URL` });
-    }
-  });
-  if (solution === undefined) return errors;
-  component.componentInterfaces.forEach((described, index) => {
-    const method = described.methodName;
-    const path = `componentInterfaces[${index}].methodName`;
-    if (component.id.componentType === 'PIP') {
-      const urn = parseUrn('info', method);
-      if (urn ? urn.solution !== solution : !BARE_METHOD.test(method)) {
-        errors.push({ path, message: `must be \`urn:info:${solution}:<name>\` or a bare method name, got \`${method}\`` });
-      }
-    } else if (component.id.componentType === 'PXP') {
-      if (parseUrn('action', method)?.solution !== solution) {
-        errors.push({ path, message: `must be \`urn:action:${solution}:<name>\`, got \`${method}\`` });
-      }
-    }
-  });
-  return errors;
 }
 
 function unique(errors: ProblemError[]): ProblemError[] {
@@ -172,7 +60,7 @@ export function validateComponent(body: unknown): { component: Component; soluti
   if (errors.length > 0) throw problems.badRequest(ERROR_CODES.invalidComponent, DETAIL, unique(errors));
   const component = body as Component;
   const parsed = parseComponentUrn(component.id.identifier);
-  const rules = ruleErrors(component, parsed?.solution, parsed?.type);
+  const rules = componentRuleErrors(component, parsed?.solution, parsed?.type);
   if (rules.length > 0 || !parsed) throw problems.badRequest(ERROR_CODES.invalidComponent, DETAIL, rules);
   return { component, solution: parsed.solution };
 }

@@ -11,8 +11,7 @@ export const unregisterComponent: RouteFactory = (ctx) => [
   requireScope(ctx.verifier, SCOPES.componentWrite),
   componentIdParam(SCOPES.componentWrite),
   async (_req, res) => {
-    const outcome = await deleteComponent(ctx.pool, componentIdOf(res).id);
-    if (outcome.changed) ctx.onDeployedSetChange();
+    const outcome = await deleteComponent(ctx.pool, ctx.onDeployedSetChange, componentIdOf(res).id);
     sendBoolean(res, outcome.result, outcome.revision);
   },
 ];

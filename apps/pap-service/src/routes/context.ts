@@ -15,10 +15,7 @@ export interface RouteContext {
   pool: Pool;
   verifier: TokenVerifier;
   logger: Logger;
-  /**
-   * Called by the component routes after a commit that wrote an outbox row: wakes the publisher in this process.
-   * The policy and timer stores call it themselves.
-   */
+  /** Handed to the stores, which call it after a commit that wrote an outbox row: it wakes the publisher. */
   onDeployedSetChange: () => void;
 }
 

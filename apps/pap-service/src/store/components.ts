@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Component, ComponentType } from '@custos/contracts';
-import { withTransaction, type Queryable } from './db';
+import { withChangeTransaction, type Queryable } from './db';
 import { currentRevision, recordChange } from './revisions';
 import { solutionClause, type SolutionFilter } from './solutions';
 
@@ -18,10 +18,11 @@ export interface RegistryOutcome {
 
 /**
  * Registers a component; re-registering the same id replaces it. A PIP or PXP whose body is new or different is a
- * change of what the pdps decide with: it gets a revision and an outbox row in the same transaction.
+ * change of what the pdps decide with: it gets a revision and an outbox row in the same transaction, and `onChange`
+ * is told after the commit.
  */
-export function upsertComponent(pool: Pool, solution: string, component: Component): Promise<RegistryOutcome> {
-  return withTransaction(pool, async (client) => {
+export function upsertComponent(pool: Pool, onChange: () => void, solution: string, component: Component): Promise<RegistryOutcome> {
+  return withChangeTransaction(pool, onChange, async (client) => {
     const body = JSON.stringify(component);
     const existing = await client.query<{ same: boolean }>(
       'SELECT body = $2::jsonb AS same FROM pap.components WHERE id = $1 FOR UPDATE',
@@ -73,8 +74,8 @@ export async function listPropagatedComponents(db: Queryable): Promise<Component
 }
 
 /** `true` when it was registered and is gone; removing a PIP or PXP is a change with its own revision. */
-export function deleteComponent(pool: Pool, id: string): Promise<RegistryOutcome> {
-  return withTransaction(pool, async (client) => {
+export function deleteComponent(pool: Pool, onChange: () => void, id: string): Promise<RegistryOutcome> {
+  return withChangeTransaction(pool, onChange, async (client) => {
     const removed = await client.query<{ type: string }>('DELETE FROM pap.components WHERE id = $1 RETURNING type', [id]);
     const row = removed.rows[0];
     if (row === undefined || !propagated(row.type)) {

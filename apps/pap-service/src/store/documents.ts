@@ -1,5 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
-import { withTransaction } from './db';
+import { withChangeTransaction } from './db';
 import { currentRevision, recordChange } from './revisions';
 import { solutionClause, type SolutionFilter } from './solutions';
 
@@ -160,10 +160,8 @@ export class DocumentStore<M extends DocumentMetadata> {
   }
 
   /** Runs `work` in one transaction and, once a change of the deployed set is committed, tells `onChange`. */
-  private async commit<T extends { changed: boolean }>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    const outcome = await withTransaction(this.pool, work);
-    if (outcome.changed) this.onChange();
-    return outcome;
+  private commit<T extends { changed: boolean }>(work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return withChangeTransaction(this.pool, this.onChange, work);
   }
 
   private visible(filter: SolutionFilter, deployedOnly: boolean): { sql: string; params: unknown[] } {

@@ -1,4 +1,4 @@
-import { javaValue, parameterValue } from '@custos/contracts';
+import { parameterValue, wireParameters } from '@custos/contracts';
 import type { NamedValue, PipAnswer, PipResolver } from '@custos/policy-engine';
 import type { Logger } from '@custos/service-kit';
 import type { CallTargets } from '../calls/http-json';
@@ -92,7 +92,7 @@ export class HttpPipResolver {
       return { ok: false };
     }
     try {
-      const answer = await target.post({ infoId: { urn: method }, parameters: parameters.map((p) => ({ name: p.name, value: javaValue(p.value) })) });
+      const answer = await target.post({ infoId: { urn: method }, parameters: wireParameters(parameters) });
       const value = answerValue(answer);
       if (value === undefined) {
         target.fault();

@@ -1,7 +1,16 @@
 import { Events, createInbox, type NatsConnection, type Subscription } from 'nats';
-import { policySubjects, type PolicyChange, type PolicySnapshot, type PolicySubjects, type SnapshotRequest } from '@custos/contracts';
+import {
+  SnapshotAssembler,
+  SnapshotError,
+  parseChange,
+  policySubjects,
+  type PolicyChange,
+  type PolicySnapshot,
+  type PolicySubjects,
+  type SnapshotRequest,
+} from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
-import { SnapshotAssembler, SnapshotError, parseChange } from './messages';
+import { StreamReplay } from './stream-replay';
 
 /**
  * How the follower hears from pap. The NATS implementation is below; unit tests use a fake.
@@ -16,6 +25,11 @@ export interface PolicyTransport {
   fetchSnapshot(): Promise<PolicySnapshot>;
   /** `listener` runs after every re-established connection (core messages may have been lost meanwhile). */
   onReconnect(listener: () => void): void;
+  /**
+   * Changes after `revision` that pap's JetStream stream still holds, oldest first (at most a bounded number);
+   * rejects when the stream cannot be read. Absent: this transport cannot replay.
+   */
+  replayChanges?(revision: number): Promise<PolicyChange[]>;
   readonly connected: boolean;
   close(): Promise<void>;
 }
@@ -32,13 +46,17 @@ export interface NatsTransportOptions {
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
-/** Core NATS: a subscription on the changes subject and snapshot requests answered in chunks on an inbox. */
+/**
+ * Core NATS: a subscription on the changes subject and snapshot requests answered in chunks on an inbox; changes
+ * missed on the subscription are read back from pap's JetStream stream (StreamReplay).
+ */
 export class NatsPolicyTransport implements PolicyTransport {
   readonly subjects: PolicySubjects;
   private readonly reconnectListeners: Array<() => void> = [];
   private changeSubscription: Subscription | undefined;
   private up = true;
   private readonly chunkTimeoutMs: number;
+  private readonly replay: StreamReplay;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -46,6 +64,7 @@ export class NatsPolicyTransport implements PolicyTransport {
   ) {
     this.subjects = policySubjects(options.prefix);
     this.chunkTimeoutMs = options.chunkTimeoutMs ?? 5000;
+    this.replay = new StreamReplay(nc, options.prefix);
     void this.watchStatus();
   }
 
@@ -78,7 +97,7 @@ export class NatsPolicyTransport implements PolicyTransport {
           this.options.logger.error({ err: error }, 'policy change subscription failed');
           return;
         }
-        const change = parseChange(decoder.decode(message.data));
+        const change = parseChange(message.data);
         if (typeof change === 'string') {
           // Ignoring it is safe: the revision it carried shows up as a gap and triggers a snapshot.
           this.options.logger.warn({ reason: change }, 'unreadable policy change ignored');
@@ -88,6 +107,10 @@ export class NatsPolicyTransport implements PolicyTransport {
       },
     });
     await this.nc.flush();
+  }
+
+  replayChanges(revision: number): Promise<PolicyChange[]> {
+    return this.replay.after(revision);
   }
 
   fetchSnapshot(): Promise<PolicySnapshot> {
@@ -144,8 +167,9 @@ export class NatsPolicyTransport implements PolicyTransport {
     });
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.changeSubscription?.unsubscribe();
     this.changeSubscription = undefined;
+    return Promise.resolve();
   }
 }

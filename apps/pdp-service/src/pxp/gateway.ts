@@ -1,4 +1,4 @@
-import { javaValue, parseUrn } from '@custos/contracts';
+import { parseUrn, wireParameters } from '@custos/contracts';
 import type { NamedValue, PlannedExecution, PxpExecutor } from '@custos/policy-engine';
 import type { Logger } from '@custos/service-kit';
 import type { CallTargets } from '../calls/http-json';
@@ -169,5 +169,5 @@ export class PxpGateway {
 }
 
 function body(action: string, parameters: readonly NamedValue[]): unknown {
-  return { id: { urn: action }, parameters: parameters.map((p) => ({ name: p.name, value: javaValue(p.value) })) };
+  return { id: { urn: action }, parameters: wireParameters(parameters) };
 }

@@ -12,10 +12,11 @@ import {
   toAuthorizationDecision,
   toEngineEvent,
   toModifier,
+  wireParameters,
   type AuthorizationDecision,
   type Event,
 } from '@custos/contracts';
-import type { EngineDecision, MechanismExplanation, NamedValue } from '@custos/policy-engine';
+import type { EngineDecision, MechanismExplanation } from '@custos/policy-engine';
 import {
   HttpProblem,
   JSON_TYPES,
@@ -82,8 +83,6 @@ export function minRevisionOf(header: string | string[] | undefined): number | u
   return Number(text);
 }
 
-const wireParameters = (parameters: readonly NamedValue[]) => parameters.map((p) => ({ name: p.name, value: javaValue(p.value) }));
-
 /**
  * The explanation as the wire shows it: the engine's, with modifier and execute parameters typed like a decision's,
  * plus what the ports answered where a mechanism asked: `pip` (answers, whether the default was used and whether
@@ -102,7 +101,7 @@ export function wireExplanation(explanation: readonly MechanismExplanation[] | u
     modifiers: m.modifiers.map((modifier) => ({ policyId: modifier.policyId, ...toModifier(modifier), reason: modifier.reason })),
     executions: m.executions.map((e) => ({
       action: e.action,
-      parameters: e.parameters.map((p) => ({ name: p.name, value: javaValue(p.value) })),
+      parameters: wireParameters(e.parameters),
     })),
     reason: m.reason,
     error: m.error,

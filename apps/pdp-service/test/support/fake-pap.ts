@@ -1,12 +1,5 @@
 import { connect, type NatsConnection } from 'nats';
-import {
-  policySubjects,
-  type Component,
-  type PolicyChange,
-  type PolicySnapshot,
-  type SnapshotChunk,
-  type SnapshotRequest,
-} from '@custos/contracts';
+import { encodeChange, encodeSnapshot, policySubjects, type Component, type PolicyChange, type PolicySnapshot, type SnapshotRequest } from '@custos/contracts';
 import { TEST_NATS_URL } from '@custos/test-kit';
 
 /** How the next snapshot request is answered when it is not answered properly. */
@@ -59,15 +52,7 @@ export class FakePap {
   private answer(reply: string): void {
     const mode = this.misbehave.shift();
     if (mode === 'silent') return;
-    const bytes = Buffer.from(JSON.stringify(this.snapshot()), 'utf8');
-    const chunks: SnapshotChunk[] = [];
-    for (let offset = 0, index = 0; offset < bytes.length; offset += this.chunkSize, index++) {
-      chunks.push({
-        index,
-        last: offset + this.chunkSize >= bytes.length,
-        data: bytes.subarray(offset, offset + this.chunkSize).toString('base64'),
-      });
-    }
+    const chunks = encodeSnapshot(this.snapshot(), this.chunkSize);
     if (mode === 'out-of-order') [chunks[0], chunks[1]] = [chunks[1]!, chunks[0]!];
     if (mode === 'missing-chunk') chunks.splice(1, 1);
     this.chunkCounts.push(chunks.length);
@@ -113,8 +98,8 @@ export class FakePap {
   }
 
   publish(change: PolicyChange | string): void {
-    const text = typeof change === 'string' ? change : JSON.stringify(change);
-    this.nc!.publish(policySubjects(this.prefix).changes, encoder.encode(text));
+    const data = typeof change === 'string' ? encoder.encode(change) : encodeChange(change, Number.POSITIVE_INFINITY).data;
+    this.nc!.publish(policySubjects(this.prefix).changes, data);
   }
 
   async flush(): Promise<void> {

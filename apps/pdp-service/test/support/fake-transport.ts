@@ -37,9 +37,10 @@ export class FakeTransport implements PolicyTransport {
     return this.calls.filter((c) => c === 'snapshot').length;
   }
 
-  async subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void> {
+  subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void> {
     this.calls.push('subscribe');
     this.listener = onChange;
+    return Promise.resolve();
   }
 
   fetchSnapshot(): Promise<PolicySnapshot> {
@@ -64,7 +65,24 @@ export class FakeTransport implements PolicyTransport {
     for (const listener of this.reconnectListeners) listener();
   }
 
-  async close(): Promise<void> {
+  close(): Promise<void> {
     this.closed = true;
+    return Promise.resolve();
+  }
+}
+
+/** A FakeTransport whose changes can also be read back, as from pap's JetStream stream. */
+export class ReplayingTransport extends FakeTransport {
+  /** What the stream holds, in revision order; `failing` makes reading it fail. */
+  readonly stream: PolicyChange[] = [];
+  failing = false;
+  /** The revisions replays were asked for. */
+  readonly replays: number[] = [];
+
+  replayChanges(revision: number): Promise<PolicyChange[]> {
+    this.calls.push('replay');
+    this.replays.push(revision);
+    if (this.failing) return Promise.reject(new Error('stream not found'));
+    return Promise.resolve(this.stream.filter((change) => change.revision > revision));
   }
 }

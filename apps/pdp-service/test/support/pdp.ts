@@ -1,23 +1,19 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import path from 'node:path';
 import type { Pool } from 'pg';
-import { connect, type NatsConnection } from 'nats';
 import type { Component } from '@custos/contracts';
-import { TokenVerifier, createPool, migrate } from '@custos/service-kit';
 import { TEST_NATS_URL, createTestDatabase, uniqueNatsPrefix, waitFor, type TestAuthority, type TestDatabase } from '@custos/test-kit';
-import { createApp } from '../../src/app';
-import { CallTargets } from '../../src/calls/http-json';
-import { Decider } from '../../src/decision/decider';
-import { HistoryHasher } from '../../src/history/hashing';
-import { RetentionJob } from '../../src/history/retention';
-import { historySecret } from '../../src/history/secret';
-import { PgHistoryStore } from '../../src/history/store';
+import { composePdp } from '../../src/compose';
+import { readPdpConfig, type PdpConfig } from '../../src/config';
+import type { Decider } from '../../src/decision/decider';
+import type { HistoryHasher } from '../../src/history/hashing';
+import type { RetentionJob } from '../../src/history/retention';
+import type { PgHistoryStore } from '../../src/history/store';
 import { createPdpMetrics, type PdpMetrics } from '../../src/metrics';
-import { HttpPipResolver } from '../../src/pip/resolver';
-import { PolicySetFollower } from '../../src/policy-set/follower';
-import { NatsPolicyTransport } from '../../src/policy-set/transport';
-import { PxpGateway } from '../../src/pxp/gateway';
-import { TimerScheduler } from '../../src/timers/scheduler';
+import type { HttpPipResolver } from '../../src/pip/resolver';
+import type { PolicySetFollower } from '../../src/policy-set/follower';
+import type { PxpGateway } from '../../src/pxp/gateway';
+import type { TimerScheduler } from '../../src/timers/scheduler';
 import { FakePap } from './fake-pap';
 import { memoryLogger } from './logger';
 
@@ -61,12 +57,13 @@ export interface PdpOptions {
 }
 
 /**
- * The pdp assembled in-process as main.ts does, on a fresh database (pdp migrations applied) and a FakePap on real
- * NATS, with a controllable clock and short timeouts where tests need them.
+ * The pdp as main.ts composes it (composePdp), on a fresh database and a FakePap on real NATS, with a controllable
+ * clock and short timeouts where tests need them.
  */
 export interface PdpHarness {
   database: TestDatabase;
   pap: FakePap;
+  config: PdpConfig;
   pool: Pool;
   server: Server;
   follower: PolicySetFollower;
@@ -74,8 +71,8 @@ export interface PdpHarness {
   store: PgHistoryStore;
   pip: HttpPipResolver;
   pxp: PxpGateway;
-  /** The PIP/PXP call targets; `close()` forgets them (fresh circuit breakers). */
-  targets: CallTargets;
+  /** The PIP and PXP call targets; `close()` forgets them (fresh circuit breakers). */
+  targets: { close(): void };
   scheduler: TimerScheduler | undefined;
   retention: RetentionJob;
   metrics: PdpMetrics;
@@ -88,85 +85,64 @@ export interface PdpHarness {
   stop(options?: { keepShared?: boolean }): Promise<void>;
 }
 
+/** The configuration of a replica under test: production parsing, then the test's short timeouts. */
+function testConfig(options: PdpOptions, database: TestDatabase, prefix: string): PdpConfig {
+  const read = readPdpConfig({
+    DATABASE_URL: database.url,
+    NATS_URL: TEST_NATS_URL,
+    NATS_PREFIX: prefix,
+    AUTH_URL: options.authority.url,
+    LOG_LEVEL: 'info',
+    PDP_REPLICA_ID: options.replicaId ?? 'pdp-test',
+    POLICY_TIMEZONE: options.timeZone ?? 'UTC',
+    DEFAULT_DECISION: options.defaultDecision ?? 'allow',
+  });
+  const breaker = { breakerFailures: options.breakerFailures ?? 5, breakerOpenMs: options.breakerOpenMs ?? 5000 };
+  const historyTimeoutMs = options.historyTimeoutMs ?? 2000;
+  return {
+    ...read,
+    // Snapshots only when the tests cause them.
+    resyncIntervalMs: 0,
+    timers: options.timers === true,
+    history: {
+      ...read.history,
+      poolSize: options.poolSize ?? 10,
+      timeoutMs: historyTimeoutMs,
+      retentionIntervalMs: 3_600_000,
+      // The outage tests cannot store a generated secret: they use a fixed one.
+      secret: options.historyUrl === undefined ? undefined : 'outage-test-secret-0123456789',
+    },
+    pip: { ...read.pip, timeoutMs: options.pipTimeoutMs ?? 500, maxConcurrency: options.pipMaxConcurrency ?? 32, cacheEntries: 1000, ...breaker },
+    pxp: {
+      ...read.pxp,
+      timeoutMs: options.pxpTimeoutMs ?? 500,
+      syncTimeoutMs: options.pipTimeoutMs ?? 500,
+      attempts: options.pxpAttempts ?? 4,
+      backoffMs: options.pxpBackoffMs ?? 20,
+      ...breaker,
+    },
+  };
+}
+
 export async function startPdp(options: PdpOptions): Promise<PdpHarness> {
   const log = memoryLogger('info');
   const database = options.database ?? (await createTestDatabase('custos_pdp'));
-  await migrate({ databaseUrl: database.url, schema: 'pdp', dir: MIGRATIONS, logger: log.logger });
-  const historyTimeoutMs = options.historyTimeoutMs ?? 2000;
-  const pool = createPool(options.historyUrl ?? database.url, log.logger, {
-    max: options.poolSize ?? 10,
-    connectionTimeoutMillis: historyTimeoutMs,
-    statement_timeout: historyTimeoutMs,
-    query_timeout: historyTimeoutMs + 500,
-  });
-  const hasher = new HistoryHasher(await historySecret(pool, options.historyUrl === undefined ? undefined : 'outage-test-secret-0123456789'));
-  const metrics = createPdpMetrics(false);
-  const store = new PgHistoryStore({ pool, hasher, logger: log.logger, metrics: { failures: (op) => metrics.historyFailures.inc({ op }) } });
-  const targets = new CallTargets({
-    timeoutMs: options.pipTimeoutMs ?? 500,
-    maxConcurrency: options.pipMaxConcurrency ?? 32,
-    breakerFailures: options.breakerFailures ?? 5,
-    breakerOpenMs: options.breakerOpenMs ?? 5000,
-  });
-  const pip = new HttpPipResolver({ targets, logger: log.logger, cacheEntries: 1000, onOutcome: (outcome) => metrics.pipCalls.inc({ outcome }) });
-  const pxp = new PxpGateway({
-    targets,
-    logger: log.logger,
-    timeoutMs: options.pxpTimeoutMs ?? 500,
-    syncTimeoutMs: options.pipTimeoutMs ?? 500,
-    attempts: options.pxpAttempts ?? 4,
-    backoffMs: options.pxpBackoffMs ?? 20,
-    onOutcome: (kind, outcome) => metrics.pxpExecutions.inc({ kind, outcome }),
-  });
-  const timeZone = options.timeZone ?? 'UTC';
-  const defaultDecision = options.defaultDecision ?? 'allow';
-  const decider = new Decider({ defaultDecision, timeZone, logger: log.logger, history: store, pip, pxp, clock: options.clock });
-
   const pap = options.pap ?? (await FakePap.start(uniqueNatsPrefix()));
-  const nc: NatsConnection = await connect({ servers: TEST_NATS_URL, name: 'pdp under test' });
-  const transport = new NatsPolicyTransport(nc, { prefix: pap.prefix, requester: options.replicaId ?? 'pdp-test', logger: log.logger, chunkTimeoutMs: 2000 });
-  let scheduler: TimerScheduler | undefined;
-  const follower = new PolicySetFollower({
-    transport,
+  const metrics = createPdpMetrics(false);
+  const { clock } = options;
+  const pdp = await composePdp(testConfig(options, database, pap.prefix), {
     logger: log.logger,
     metrics,
-    resyncIntervalMs: 0,
-    backoff: { initialMs: 20, maxMs: 100 },
-    onActivate: (active) => scheduler?.update(active),
-  });
-  if (options.timers === true) {
-    scheduler = new TimerScheduler({
-      pool,
-      decider,
-      logger: log.logger,
-      timeZone,
-      replicaId: options.replicaId ?? 'pdp-test',
-      active: () => follower.active,
-      onTick: (outcome) => metrics.timerTicks.inc({ outcome }),
-    });
-  }
-  const retention = new RetentionJob({
-    pool,
-    logger: log.logger,
-    intervalMs: 3_600_000,
-    state: () => (follower.active ? { revision: follower.active.revision, history: follower.active.history } : undefined),
-    now: options.clock ? () => options.clock!.now() : undefined,
-  });
-  const app = createApp({
-    logger: log.logger,
-    metrics,
-    verifier: new TokenVerifier({ jwksUrl: options.authority.jwksUrl }),
-    policies: follower,
-    natsConnected: () => transport.connected,
-    replicaId: options.replicaId ?? 'pdp-test',
-    defaultDecision,
-    timeZone,
-    decider,
+    ...(clock ? { clock } : {}),
+    ...(options.historyUrl === undefined ? {} : { historyDatabaseUrl: options.historyUrl }),
+    snapshotBackoff: { initialMs: 20, maxMs: 100 },
+    chunkTimeoutMs: 2000,
     minRevisionWaitMs: 2000,
+    startRetention: false,
+    pxpDrainMs: 1000,
   });
-  const server = createServer(app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  await follower.start();
+  const server = await pdp.listen(0, '127.0.0.1');
+  const { follower } = pdp;
   await waitFor(() => follower.ready, { what: 'the first snapshot' });
 
   const applied = async (revision: number) => {
@@ -176,32 +152,32 @@ export async function startPdp(options: PdpOptions): Promise<PdpHarness> {
   return {
     database,
     pap,
-    pool,
+    config: pdp.config,
+    pool: pdp.pool,
     server,
     follower,
-    decider,
-    store,
-    pip,
-    pxp,
-    targets,
-    scheduler,
-    retention,
+    decider: pdp.decider,
+    store: pdp.store,
+    pip: pdp.pip,
+    pxp: pdp.pxp,
+    targets: {
+      close: () => {
+        pdp.pipTargets.close();
+        pdp.pxpTargets.close();
+      },
+    },
+    scheduler: pdp.scheduler,
+    retention: pdp.retention,
     metrics,
     log,
-    hasher,
+    hasher: pdp.hasher,
     deploy: (id, xml) => applied(pap.deploy(id, xml)),
     revoke: (id) => applied(pap.revoke(id)),
     register: (component) => applied(pap.register(component)),
     stop: async ({ keepShared = false } = {}) => {
-      await follower.stop();
-      await scheduler?.stop();
-      await retention.stop();
-      await pxp.drain(1000);
-      await nc.drain();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await pool.end();
-      targets.close();
+      for (const close of pdp.closers) await close();
       if (!keepShared) {
         if (options.pap === undefined) await pap.stop();
         if (options.database === undefined) await database.drop();

@@ -1,4 +1,4 @@
-import { MAX_SNAPSHOT_BYTES, SnapshotAssembler, SnapshotError, parseChange, parseSnapshot } from '../src/policy-set/messages';
+import { MAX_SNAPSHOT_BYTES, SnapshotAssembler, SnapshotError, parseChange, parseSnapshot } from '@custos/contracts';
 
 const chunksOf = (text: string, size: number) => {
   const bytes = Buffer.from(text, 'utf8');

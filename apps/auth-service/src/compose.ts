@@ -1,0 +1,72 @@
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import type { Express } from 'express';
+import type { Pool } from 'pg';
+import {
+  createLogger,
+  createMetrics,
+  createPool,
+  ensureDatabase,
+  listen,
+  migrate,
+  type Closer,
+  type Logger,
+  type ServiceMetrics,
+} from '@custos/service-kit';
+import { createApp, SERVICE_NAME, type AppDeps } from './app';
+import type { AuthConfig } from './config';
+
+/** What a caller of `composeAuth` may put in place of the default, for tests. Production passes none. */
+export interface AuthOverrides {
+  logger?: Logger;
+  metrics?: ServiceMetrics;
+  /** A pool to share (several instances on one database, as after a restart); closing it is then the caller's. */
+  pool?: Pool;
+  clock?: AppDeps['clock'];
+  /** Replaces parts of `config.rateLimit` (e.g. a high limit so tests are not limited). */
+  rateLimit?: AppDeps['rateLimit'];
+}
+
+/** auth-service wired together, not listening yet. */
+export interface ComposedAuth {
+  config: AuthConfig;
+  logger: Logger;
+  pool: Pool;
+  app: Express;
+  /** Closers in shutdown order (after the server stopped accepting). */
+  closers: Closer[];
+  /** Creates the HTTP server and listens on `port` (default `config.port`). */
+  listen(port?: number, host?: string): Promise<Server>;
+}
+
+/**
+ * Config → database (created and migrated) → pool → createApp. The one place auth-service is assembled: main.ts and
+ * the tests both call it.
+ */
+export async function composeAuth(config: AuthConfig, overrides: AuthOverrides = {}): Promise<ComposedAuth> {
+  const logger = overrides.logger ?? createLogger(SERVICE_NAME, config.logLevel);
+  await ensureDatabase(config.databaseUrl);
+  await migrate({ databaseUrl: config.databaseUrl, schema: 'auth', dir: path.join(__dirname, '..', 'migrations'), logger });
+  const pool = overrides.pool ?? createPool(config.databaseUrl, logger);
+  const app = await createApp({
+    pool,
+    logger,
+    metrics: overrides.metrics ?? createMetrics(SERVICE_NAME),
+    config,
+    rateLimit: { ...config.rateLimit, ...overrides.rateLimit },
+    ...(overrides.clock ? { clock: overrides.clock } : {}),
+  });
+  return {
+    config,
+    logger,
+    pool,
+    app,
+    closers: overrides.pool ? [] : [() => pool.end()],
+    listen: async (port = config.port, host?: string) => {
+      const server = createServer(app);
+      await listen(server, port, host);
+      logger.info({ port }, 'auth-service listening');
+      return server;
+    },
+  };
+}

@@ -1,0 +1,255 @@
+import { createServer, type Server } from 'node:http';
+import path from 'node:path';
+import type { Pool } from 'pg';
+import { connect, type NatsConnection } from 'nats';
+import {
+  TokenVerifier,
+  createLogger,
+  createPool,
+  ensureDatabase,
+  listen,
+  migrate,
+  type Closer,
+  type Logger,
+} from '@custos/service-kit';
+import { createApp, type PdpListener } from './app';
+import { CallTargets } from './calls/http-json';
+import type { PdpConfig } from './config';
+import { Decider } from './decision/decider';
+import { HistoryHasher } from './history/hashing';
+import { RetentionJob } from './history/retention';
+import { historySecret } from './history/secret';
+import { PgHistoryStore } from './history/store';
+import { SERVICE_NAME, createPdpMetrics, type PdpMetrics } from './metrics';
+import { HttpPipResolver } from './pip/resolver';
+import { PolicySetFollower } from './policy-set/follower';
+import { NatsPolicyTransport } from './policy-set/transport';
+import { PxpGateway } from './pxp/gateway';
+import { TimerScheduler } from './timers/scheduler';
+
+/**
+ * What a caller of `composePdp` may put in place of the default, for tests: a logger it reads, metrics without
+ * process collectors, a clock it moves, shorter waits. Production passes none.
+ */
+export interface PdpOverrides {
+  logger?: Logger;
+  metrics?: PdpMetrics;
+  verifier?: TokenVerifier;
+  /** The clock of decisions and retention. */
+  clock?: { now(): number };
+  /** The history pool connects here instead of `databaseUrl` (migrations still go to `databaseUrl`). */
+  historyDatabaseUrl?: string;
+  /** Backoff between failed snapshot attempts (default 100 ms doubling to 10 s). */
+  snapshotBackoff?: { initialMs: number; maxMs: number };
+  /** A snapshot attempt fails when no chunk arrived for this long (default 5 s). */
+  chunkTimeoutMs?: number;
+  /** Min-Policy-Revision wait (default 2 s, api.md §3). */
+  minRevisionWaitMs?: number;
+  /** Whether retention runs on its interval (default yes); tests run it by hand. */
+  startRetention?: boolean;
+  /** How long `close` waits for asynchronous PXP executes still pending (default 5 s). */
+  pxpDrainMs?: number;
+}
+
+/** The pdp wired together, not listening yet. */
+export interface ComposedPdp {
+  config: PdpConfig;
+  logger: Logger;
+  metrics: PdpMetrics;
+  /** The request listener (createApp). */
+  listener: PdpListener;
+  follower: PolicySetFollower;
+  transport: NatsPolicyTransport;
+  nats: NatsConnection;
+  /** The pool of history-using decisions, timers and retention. */
+  pool: Pool;
+  hasher: HistoryHasher;
+  store: PgHistoryStore;
+  decider: Decider;
+  pip: HttpPipResolver;
+  pxp: PxpGateway;
+  pipTargets: CallTargets;
+  pxpTargets: CallTargets;
+  scheduler: TimerScheduler | undefined;
+  retention: RetentionJob;
+  /** Closers in shutdown order (after the server stopped accepting). */
+  closers: Closer[];
+  /** Creates the HTTP server and listens on `port` (default `config.port`; 0 for any). */
+  listen(port?: number, host?: string): Promise<Server>;
+}
+
+/**
+ * Config → every part of the pdp → createApp. The one place the pdp is assembled: main.ts and the tests both call
+ * it, so what tests run is what runs. Migrates the pdp schema, connects to PostgreSQL and NATS and starts following
+ * pap; `listen` opens the port.
+ */
+export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}): Promise<ComposedPdp> {
+  const logger = overrides.logger ?? createLogger(SERVICE_NAME, config.logLevel);
+  logger.info(
+    { port: config.port, replica: config.replicaId, natsPrefix: config.natsPrefix, defaultDecision: config.defaultDecision, timeZone: config.timeZone },
+    'starting',
+  );
+
+  await ensureDatabase(config.databaseUrl);
+  await migrate({ databaseUrl: config.databaseUrl, schema: 'pdp', dir: path.join(__dirname, '..', 'migrations'), logger });
+  const history = config.history;
+  // Only history-using decisions, timer claims and retention take a connection; pure decisions never do.
+  const pool = createPool(overrides.historyDatabaseUrl ?? config.databaseUrl, logger, {
+    max: history.poolSize,
+    connectionTimeoutMillis: history.timeoutMs,
+    statement_timeout: history.timeoutMs,
+    query_timeout: history.timeoutMs + 500,
+    idle_in_transaction_session_timeout: Math.max(10_000, history.timeoutMs * 5),
+  });
+  const hasher = new HistoryHasher(await historySecret(pool, history.secret));
+
+  const metrics = overrides.metrics ?? createPdpMetrics();
+  const store = new PgHistoryStore({
+    pool,
+    hasher,
+    logger,
+    synchronousCommit: history.synchronousCommit,
+    metrics: { failures: (op) => metrics.historyFailures.inc({ op }) },
+  });
+  const pipTargets = new CallTargets({
+    timeoutMs: config.pip.timeoutMs,
+    maxConcurrency: config.pip.maxConcurrency,
+    breakerFailures: config.pip.breakerFailures,
+    breakerOpenMs: config.pip.breakerOpenMs,
+  });
+  const pxpTargets = new CallTargets({
+    timeoutMs: config.pxp.timeoutMs,
+    maxConcurrency: config.pxp.maxConcurrency,
+    breakerFailures: config.pxp.breakerFailures,
+    breakerOpenMs: config.pxp.breakerOpenMs,
+  });
+  const pip = new HttpPipResolver({
+    targets: pipTargets,
+    logger,
+    cacheEntries: config.pip.cacheEntries,
+    onOutcome: (outcome) => metrics.pipCalls.inc({ outcome }),
+  });
+  const pxp = new PxpGateway({
+    targets: pxpTargets,
+    logger,
+    timeoutMs: config.pxp.timeoutMs,
+    syncTimeoutMs: config.pxp.syncTimeoutMs,
+    attempts: config.pxp.attempts,
+    backoffMs: config.pxp.backoffMs,
+    onOutcome: (kind, outcome) => metrics.pxpExecutions.inc({ kind, outcome }),
+  });
+  const { clock } = overrides;
+  const decider = new Decider({
+    defaultDecision: config.defaultDecision,
+    timeZone: config.timeZone,
+    logger,
+    history: store,
+    pip,
+    pxp,
+    ...(clock ? { clock } : {}),
+  });
+
+  const nats = await connect({
+    servers: config.natsUrl,
+    name: `${SERVICE_NAME} ${config.replicaId}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    waitOnFirstConnect: true,
+  });
+  const transport = new NatsPolicyTransport(nats, {
+    prefix: config.natsPrefix,
+    requester: config.replicaId,
+    logger,
+    ...(overrides.chunkTimeoutMs === undefined ? {} : { chunkTimeoutMs: overrides.chunkTimeoutMs }),
+  });
+  let scheduler: TimerScheduler | undefined;
+  const follower = new PolicySetFollower({
+    transport,
+    logger,
+    metrics,
+    resyncIntervalMs: config.resyncIntervalMs,
+    ...(overrides.snapshotBackoff ? { backoff: overrides.snapshotBackoff } : {}),
+    onActivate: (active) => scheduler?.update(active),
+  });
+  if (config.timers) {
+    scheduler = new TimerScheduler({
+      pool,
+      decider,
+      logger,
+      timeZone: config.timeZone,
+      replicaId: config.replicaId,
+      active: () => follower.active,
+      onTick: (outcome) => metrics.timerTicks.inc({ outcome }),
+    });
+  }
+  const retention = new RetentionJob({
+    pool,
+    logger,
+    intervalMs: history.retentionIntervalMs,
+    state: () => {
+      const active = follower.active;
+      return active === undefined ? undefined : { revision: active.revision, history: active.history };
+    },
+    onDeleted: (outcome) => {
+      metrics.historyRetentionDeleted.inc({ kind: 'events' }, outcome.events);
+      metrics.historyRetentionDeleted.inc({ kind: 'states' }, outcome.states);
+      metrics.historyRetentionDeleted.inc({ kind: 'ticks' }, outcome.ticks);
+    },
+    ...(clock ? { now: () => clock.now() } : {}),
+  });
+  if (overrides.startRetention ?? true) retention.start();
+  await follower.start();
+
+  const listener = createApp({
+    logger,
+    metrics,
+    verifier: overrides.verifier ?? new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json` }),
+    policies: follower,
+    natsConnected: () => transport.connected,
+    replicaId: config.replicaId,
+    defaultDecision: config.defaultDecision,
+    timeZone: config.timeZone,
+    decider,
+    ...(overrides.minRevisionWaitMs === undefined ? {} : { minRevisionWaitMs: overrides.minRevisionWaitMs }),
+  });
+
+  const pxpDrainMs = overrides.pxpDrainMs ?? 5000;
+  return {
+    config,
+    logger,
+    metrics,
+    listener,
+    follower,
+    transport,
+    nats,
+    pool,
+    hasher,
+    store,
+    decider,
+    pip,
+    pxp,
+    pipTargets,
+    pxpTargets,
+    scheduler,
+    retention,
+    closers: [
+      () => follower.stop(),
+      () => scheduler?.stop(),
+      () => retention.stop(),
+      () => pxp.drain(pxpDrainMs),
+      () => nats.drain(),
+      () => pool.end(),
+      () => {
+        pipTargets.close();
+        pxpTargets.close();
+      },
+      () => logger.flush(),
+    ],
+    listen: async (port = config.port, host?: string) => {
+      const server = createServer({ keepAliveTimeout: 65_000 }, listener);
+      await listen(server, port, host);
+      logger.info({ port: (server.address() as { port: number } | null)?.port ?? port }, 'listening');
+      return server;
+    },
+  };
+}

@@ -1,0 +1,56 @@
+import { propagatedComponent } from './component-schema';
+import type { PolicyChange } from './nats';
+import { isRecord, isRevision, utf8Decoder, utf8Encoder, wireDocument } from './wire';
+
+/** Bytes kept free below the server's max payload for headers and framing, by every sender of the protocol. */
+export const PAYLOAD_HEADROOM_BYTES = 4096;
+
+/** Reads a PolicyChange message (its text or its bytes); a string says why it is not one. */
+export function parseChange(message: string | Uint8Array): PolicyChange | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(typeof message === 'string' ? message : utf8Decoder.decode(message));
+  } catch {
+    return 'the change message is not JSON';
+  }
+  if (!isRecord(value)) return 'the change message is not an object';
+  const { revision, type } = value;
+  if (!isRevision(revision) || revision < 1) return 'the change message has no valid `revision`';
+  switch (type) {
+    case 'deploy': {
+      const policy = wireDocument(value.policy);
+      return policy ? { revision, type, policy } : `change ${revision}: \`policy\` must hold \`id\` and \`xml\``;
+    }
+    case 'revoke':
+      return typeof value.policyId === 'string'
+        ? { revision, type, policyId: value.policyId }
+        : `change ${revision}: \`policyId\` must be a string`;
+    case 'component': {
+      const registered = propagatedComponent(value.component);
+      return registered ? { revision, type, component: registered } : `change ${revision}: \`component\` must be a pip or pxp component`;
+    }
+    case 'unregister':
+      return typeof value.componentId === 'string'
+        ? { revision, type, componentId: value.componentId }
+        : `change ${revision}: \`componentId\` must be a string`;
+    case 'resync':
+      return { revision, type };
+    default:
+      return `change ${revision}: unknown type \`${String(type)}\``;
+  }
+}
+
+/** What goes on the wire for one change: its UTF-8 JSON, or a `resync` of its revision when that exceeds `maxBytes`. */
+export interface EncodedChange {
+  data: Uint8Array;
+  /** The change was too large and went out as `resync`; `bytes` is what it would have taken. */
+  resync: boolean;
+  bytes: number;
+}
+
+export function encodeChange(change: PolicyChange, maxBytes: number): EncodedChange {
+  const data = utf8Encoder.encode(JSON.stringify(change));
+  if (data.length <= maxBytes) return { data, resync: false, bytes: data.length };
+  const resync: PolicyChange = { revision: change.revision, type: 'resync' };
+  return { data: utf8Encoder.encode(JSON.stringify(resync)), resync: true, bytes: data.length };
+}

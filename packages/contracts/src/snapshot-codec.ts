@@ -1,0 +1,115 @@
+import { decodeBase64, encodeBase64 } from './base64';
+import type { Component } from './component';
+import { propagatedComponent } from './component-schema';
+import { PAYLOAD_HEADROOM_BYTES } from './change-codec';
+import type { DeployedPolicy, PolicySnapshot, SnapshotChunk } from './nats';
+import { isRecord, isRevision, utf8Decoder, utf8Encoder, wireDocument } from './wire';
+
+/** A snapshot could not be fetched or read; receivers retry with backoff. */
+export class SnapshotError extends Error {}
+
+/** Snapshots larger than this cannot be held as one string by V8 anyway. */
+export const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024;
+
+/** Raw bytes per chunk so that a chunk, base64-encoded in its envelope, fits a server's `maxPayload`. */
+export function snapshotChunkBytes(maxPayload: number): number {
+  const room = maxPayload - PAYLOAD_HEADROOM_BYTES;
+  return Math.max(3, Math.floor(room / 4) * 3);
+}
+
+/**
+ * Cuts the UTF-8 JSON of a snapshot into chunks of at most `chunkBytes` raw bytes (a cut may fall
+ * inside a character), each carried base64-encoded. There is always at least one chunk.
+ */
+export function encodeSnapshot(snapshot: PolicySnapshot, chunkBytes: number): SnapshotChunk[] {
+  if (!Number.isInteger(chunkBytes) || chunkBytes < 1) throw new Error(`chunk size must be a positive integer, got ${chunkBytes}`);
+  const bytes = utf8Encoder.encode(JSON.stringify(snapshot));
+  const chunks: SnapshotChunk[] = [];
+  for (let offset = 0, index = 0; offset < bytes.length || index === 0; offset += chunkBytes, index++) {
+    const end = Math.min(offset + chunkBytes, bytes.length);
+    chunks.push({ index, last: end >= bytes.length, data: encodeBase64(bytes.subarray(offset, end)) });
+  }
+  return chunks;
+}
+
+/** Reads the JSON of a whole PolicySnapshot; a SnapshotError says what is wrong. */
+export function parseSnapshot(text: string): PolicySnapshot {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new SnapshotError(`the snapshot is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!isRecord(value) || !isRevision(value.revision) || !Array.isArray(value.policies)) {
+    throw new SnapshotError('the snapshot must be an object with `revision` and `policies`');
+  }
+  const policies: DeployedPolicy[] = [];
+  for (const [index, item] of value.policies.entries()) {
+    const policy = wireDocument(item);
+    if (!policy) throw new SnapshotError(`snapshot policy ${index} must hold \`id\` and \`xml\``);
+    policies.push(policy);
+  }
+  if (value.components === undefined) return { revision: value.revision, policies };
+  if (!Array.isArray(value.components)) throw new SnapshotError('snapshot `components` must be an array');
+  const components: Component[] = [];
+  for (const [index, item] of value.components.entries()) {
+    const registered = propagatedComponent(item);
+    if (!registered) throw new SnapshotError(`snapshot component ${index} must be a pip or pxp component`);
+    components.push(registered);
+  }
+  return { revision: value.revision, policies, components };
+}
+
+/**
+ * Collects the SnapshotChunk messages of one snapshot request. Chunks must arrive in order
+ * (index 0, 1, ...); anything else fails the attempt, since NATS keeps one publisher's order and
+ * a hole means a chunk was lost.
+ */
+export class SnapshotAssembler {
+  private readonly parts: Uint8Array[] = [];
+  private size = 0;
+  private done = false;
+
+  constructor(private readonly maxBytes = MAX_SNAPSHOT_BYTES) {}
+
+  /** Adds one chunk message (its parsed JSON); true once the last chunk is in. */
+  add(message: unknown): boolean {
+    if (this.done) throw new SnapshotError('a chunk arrived after the last one');
+    if (!isRecord(message) || !Number.isSafeInteger(message.index) || typeof message.last !== 'boolean' || typeof message.data !== 'string') {
+      throw new SnapshotError('a snapshot chunk must hold `index`, `last` and `data`');
+    }
+    const expected = this.parts.length;
+    if (message.index !== expected) {
+      throw new SnapshotError(`snapshot chunk ${String(message.index)} arrived where chunk ${expected} was expected`);
+    }
+    const bytes = decodeBase64(message.data);
+    if (bytes === undefined) throw new SnapshotError(`snapshot chunk ${expected} is not base64`);
+    this.size += bytes.length;
+    if (this.size > this.maxBytes) throw new SnapshotError(`the snapshot exceeds ${this.maxBytes} bytes`);
+    this.parts.push(bytes);
+    this.done = message.last;
+    return this.done;
+  }
+
+  /** The snapshot the chunks spell; only after `add` returned true. */
+  result(): PolicySnapshot {
+    if (!this.done) throw new SnapshotError('the snapshot is incomplete');
+    const joined = new Uint8Array(this.size);
+    let offset = 0;
+    for (const part of this.parts) {
+      joined.set(part, offset);
+      offset += part.length;
+    }
+    return parseSnapshot(utf8Decoder.decode(joined));
+  }
+}
+
+/**
+ * The snapshot a complete list of chunks spells, in index order whatever order they are listed in: the inverse of
+ * `encodeSnapshot` for callers that already hold every chunk (tests, tools).
+ */
+export function decodeSnapshot(chunks: readonly SnapshotChunk[]): PolicySnapshot {
+  const assembler = new SnapshotAssembler();
+  for (const chunk of [...chunks].sort((a, b) => a.index - b.index)) assembler.add(chunk);
+  return assembler.result();
+}

@@ -1,0 +1,15 @@
+/** Small readers shared by the propagation codecs. */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/** A revision: a safe non-negative integer. */
+export const isRevision = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
+
+/** The wire form of a deployed document, or undefined. */
+export function wireDocument(value: unknown): { id: string; xml: string } | undefined {
+  if (!isRecord(value) || typeof value.id !== 'string' || typeof value.xml !== 'string') return undefined;
+  return { id: value.id, xml: value.xml };
+}
+
+export const utf8Encoder = new TextEncoder();
+export const utf8Decoder = new TextDecoder();
