@@ -1,4 +1,3 @@
-/* eslint-disable */
 // Schema `pap`: components, policies, the global policy revision and the outbox of changes
 // (architecture.md §2). Every statement names its schema, so nothing depends on search_path.
 

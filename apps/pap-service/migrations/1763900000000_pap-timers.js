@@ -1,4 +1,3 @@
-/* eslint-disable */
 // Schema `pap`: timer documents (policy-language.md §10), managed like policies. A deployed timer travels to the
 // pdps in the same revisioned changes as policies (contracts/nats.ts: DeployedPolicy with a `urn:timer:` id).
 

@@ -1,4 +1,3 @@
-/* eslint-disable */
 /**
  * Schema `pdp`: the event history and valueChanged state (policy-language.md §6), the shared history secret and
  * the claimed timer ticks (§10). Parameter values are never stored: only keyed hashes (docs/api.md, "Event history").

@@ -1,4 +1,4 @@
-import { ConfigError, HttpProblem, locate, parseJson, readCommonConfig, readInteger, uuidv7 } from '@custos/service-kit';
+import { ConfigError, type HttpProblem, locate, parseJson, readCommonConfig, readInteger, uuidv7 } from '@custos/service-kit';
 
 describe('config', () => {
   it('has working defaults', () => {

@@ -35,7 +35,7 @@ export class TestAuthority {
   }
 
   async start(): Promise<this> {
-    this.server = createServer((req, res) => {
+    const server = createServer((req, res) => {
       if (req.url === '/.well-known/jwks.json') {
         this.jwksFetches++;
         const jwk = { ...this.publicKey.export({ format: 'jwk' }), kid: this.kid, alg: TOKEN_ALGORITHM, use: 'sig' };
@@ -46,8 +46,9 @@ export class TestAuthority {
       res.statusCode = 404;
       res.end();
     });
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    const { port } = this.server.address() as AddressInfo;
+    this.server = server;
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
     this.jwksUrl = `http://127.0.0.1:${port}/.well-known/jwks.json`;
     return this;
   }

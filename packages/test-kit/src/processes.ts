@@ -66,8 +66,8 @@ export async function startService(
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
-  child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = `http://127.0.0.1:${port}`;
   const endWith = async (signal: NodeJS.Signals) => {
@@ -102,7 +102,7 @@ export async function startService(
       exitedEarly.catch(() => undefined);
     } catch (error) {
       await service.kill();
-      throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${output.slice(-4000)}`);
+      throw new Error(`${(error as Error).message}\n--- ${name} output ---\n${output.slice(-4000)}`, { cause: error });
     }
   }
   return service;

@@ -103,6 +103,11 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
   const expectArguments = (count: number, what: string) => {
     if (rest.length !== count) throw new UsageError(`\`${command}\` takes ${what}`);
   };
+  const onlyArgument = (what: string): string => {
+    const [first] = rest;
+    if (rest.length !== 1 || first === undefined) throw new UsageError(`\`${command}\` takes ${what}`);
+    return first;
+  };
   const clients = new ClientStore(pool);
 
   switch (command) {
@@ -147,8 +152,7 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
       return EXIT.ok;
     }
     case 'delete': {
-      expectArguments(1, 'one client id');
-      const id = rest[0]!;
+      const id = onlyArgument('one client id');
       const deleted = isPossibleClientId(id) && (await clients.delete(id));
       if (json) output.out(JSON.stringify(deleted));
       if (!deleted) {
@@ -162,8 +166,7 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
       return EXIT.ok;
     }
     case 'rotate-secret': {
-      expectArguments(1, 'one client id');
-      const id = rest[0]!;
+      const id = onlyArgument('one client id');
       const secret = generateSecret();
       const rotated = isPossibleClientId(id) && (await clients.setSecretHash(id, await hashSecret(secret)));
       if (!rotated) {
@@ -204,12 +207,12 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
       return EXIT.ok;
     }
     case 'retire-key': {
-      expectArguments(1, 'one key id');
-      const outcome = await retireSigningKey(pool, rest[0]!);
+      const kid = onlyArgument('one key id');
+      const outcome = await retireSigningKey(pool, kid);
       if ('refused' in outcome) {
         output.err(
           outcome.refused === 'unknown'
-            ? `no published key \`${rest[0]!.slice(0, 128)}\``
+            ? `no published key \`${kid.slice(0, 128)}\``
             : 'refused: no other key signs yet; run `rotate-key --activate-in 0` first',
         );
         return EXIT.refused;

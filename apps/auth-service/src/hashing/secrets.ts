@@ -49,9 +49,10 @@ export function parseHash(stored: string): ParsedHash | undefined {
   const [N, r, p] = parts.slice(1, 4).map((part) => (/^\d{1,8}$/.test(part) ? Number(part) : NaN)) as [number, number, number];
   const validN = N >= 2 && N <= MAX_N && (N & (N - 1)) === 0;
   if (!validN || !(r >= 1 && r <= MAX_R) || !(p >= 1 && p <= MAX_P)) return undefined;
-  if (!BASE64.test(parts[4]!) || !BASE64.test(parts[5]!)) return undefined;
-  const salt = Buffer.from(parts[4]!, 'base64');
-  const hash = Buffer.from(parts[5]!, 'base64');
+  const [, , , , saltText = '', hashText = ''] = parts;
+  if (!BASE64.test(saltText) || !BASE64.test(hashText)) return undefined;
+  const salt = Buffer.from(saltText, 'base64');
+  const hash = Buffer.from(hashText, 'base64');
   if (salt.length < 8 || hash.length < 16 || hash.length > 64) return undefined;
   return { params: { N, r, p }, salt, hash };
 }

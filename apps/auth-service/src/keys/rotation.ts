@@ -1,5 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import { TOKEN_ALGORITHM } from '@custos/contracts';
+import { onlyRow } from '@custos/service-kit';
 import { TOKEN_LIFETIME_SECONDS } from '../oauth/access-token';
 import { generateEs256, KEY_LOCK } from './key-store';
 
@@ -107,7 +108,7 @@ export async function rotateSigningKey(pool: Pool, activationDelaySeconds = DEFA
        RETURNING ${INFO_COLUMNS}`,
       [fresh.kid, TOKEN_ALGORITHM, fresh.privatePem, JSON.stringify(fresh.jwk), delay],
     );
-    const key = toInfo(inserted.rows[0]!);
+    const key = toInfo(onlyRow(inserted, 'insert signing key'));
     // A key still waiting to activate never signed anything: withdrawn now, or it would take over
     // from the new key at its own (later) activation.
     await client.query('UPDATE auth.signing_keys SET retires_at = now() WHERE kid <> $1 AND retires_at IS NULL AND activates_at > now()', [
@@ -144,11 +145,11 @@ export async function retireSigningKey(pool: Pool, kid: string): Promise<RetireO
     );
     const exists = await client.query('SELECT 1 FROM auth.signing_keys WHERE kid = $1 AND (retires_at IS NULL OR retires_at > now())', [kid]);
     if (exists.rowCount === 0) return { refused: 'unknown' };
-    if (Number(others.rows[0]!.n) === 0) return { refused: 'last_key' };
+    if (Number(onlyRow(others, 'count other signing keys').n) === 0) return { refused: 'last_key' };
     const updated = await client.query<InfoRow>(
       `UPDATE auth.signing_keys SET retires_at = now() WHERE kid = $1 RETURNING ${INFO_COLUMNS}`,
       [kid],
     );
-    return { retired: toInfo(updated.rows[0]!) };
+    return { retired: toInfo(onlyRow(updated, 'retire signing key')) };
   });
 }

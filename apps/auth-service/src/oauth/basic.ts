@@ -25,8 +25,8 @@ function formDecode(text: string): string | undefined {
 export function parseAuthorization(header: string | undefined): HeaderCredentials {
   if (header === undefined || header.trim() === '') return { kind: 'none' };
   const match = /^([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)(?:[ ]+(.*))?$/.exec(header.trim());
-  if (!match) throw oauthErrors.invalidRequest('the authorization header is malformed');
-  const scheme = match[1]!;
+  const scheme = match?.[1];
+  if (match === null || scheme === undefined) throw oauthErrors.invalidRequest('the authorization header is malformed');
   if (scheme.toLowerCase() !== 'basic') return { kind: 'unsupported', scheme };
   const encoded = (match[2] ?? '').trim();
   if (encoded === '' || !BASE64.test(encoded) || encoded.length % 4 === 1) {

@@ -54,17 +54,21 @@ export class TokenVerifier {
   private readonly cacheTtlMs: number;
 
   constructor(options: TokenVerifierOptions) {
-    if (!options.keys && !options.jwksUrl) throw new Error('TokenVerifier needs jwksUrl or keys');
-    this.keys = options.keys ?? new JwksClient({
-      url: options.jwksUrl!,
-      ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
-      ...(options.minRefetchIntervalMs !== undefined ? { minRefetchIntervalMs: options.minRefetchIntervalMs } : {}),
-      ...(options.jwksMaxAgeMs !== undefined ? { maxAgeMs: options.jwksMaxAgeMs } : {}),
-    });
+    this.keys = options.keys ?? TokenVerifier.jwksClient(options);
     this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
     this.issuer = options.issuer ?? TOKEN_ISSUER;
     this.audience = options.audience ?? TOKEN_AUDIENCE;
     this.toleranceMs = (options.clockToleranceSeconds ?? 30) * 1000;
+  }
+
+  private static jwksClient(options: TokenVerifierOptions): JwksClient {
+    if (options.jwksUrl === undefined) throw new Error('TokenVerifier needs jwksUrl or keys');
+    return new JwksClient({
+      url: options.jwksUrl,
+      ...(options.fetchImpl ? { fetchImpl: options.fetchImpl } : {}),
+      ...(options.minRefetchIntervalMs !== undefined ? { minRefetchIntervalMs: options.minRefetchIntervalMs } : {}),
+      ...(options.jwksMaxAgeMs !== undefined ? { maxAgeMs: options.jwksMaxAgeMs } : {}),
+    });
   }
 
   /** The principal of an `Authorization` header value, or a 401/503 problem. */
@@ -118,12 +122,12 @@ export class TokenVerifier {
 
 function bearerToken(header: string | undefined): string {
   if (header === undefined || header.trim() === '') throw missingToken();
-  const match = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header);
-  if (!match) {
+  const token = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)\s*$/i.exec(header)?.[1];
+  if (token === undefined) {
     if (!/^Bearer\b/i.test(header)) throw missingToken();
     throw invalidToken('malformed authorization header');
   }
-  return match[1]!;
+  return token;
 }
 
 function describeJwtError(error: unknown): string {

@@ -7,7 +7,7 @@ import { jsonErrorOffset } from './json-syntax';
 export function mediaType(req: IncomingMessage): string | undefined {
   const header = req.headers['content-type'];
   if (!header) return undefined;
-  return header.split(';', 1)[0]!.trim().toLowerCase();
+  return (header.split(';', 1)[0] ?? '').trim().toLowerCase();
 }
 
 function charsetOf(req: IncomingMessage): string | undefined {
@@ -51,7 +51,10 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
       chunks.push(chunk);
     });
     req.on('end', () => {
-      if (!failed) resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+      if (failed) return;
+      // One chunk (most bodies) is decoded in place rather than copied first.
+      const [only] = chunks;
+      resolve(chunks.length === 1 && only !== undefined ? only.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
     });
     req.on('error', (error) => {
       if (!failed) {
@@ -83,9 +86,9 @@ function describeJsonError(text: string, message: string): { message: string; li
   const position = /at position (\d+)/.exec(message);
   const offset = position ? Number(position[1]) : jsonErrorOffset(text);
   const where = offset === undefined ? undefined : locate(text, offset);
-  const token = /^Unexpected token '(.+?)', /s.exec(message);
+  const token = /^Unexpected token '(.+?)', /s.exec(message)?.[1];
   let reason: string;
-  if (token) reason = `unexpected token \`${token[1]!.slice(0, 16)}\``;
+  if (token !== undefined) reason = `unexpected token \`${token.slice(0, 16)}\``;
   else if (/Unexpected end of JSON input/.test(message)) reason = 'unexpected end of input';
   else reason = message.replace(/ in JSON at position \d+.*$/s, '').replace(/^./, (c) => c.toLowerCase());
   if (/Unexpected end of JSON input/.test(message)) return { message: reason, ...locate(text, text.length) };

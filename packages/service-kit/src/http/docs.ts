@@ -1,6 +1,6 @@
 /** A self-contained HTML page listing the operations of an OpenAPI document (no external assets). */
-const escape = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
 interface Operation {
   summary?: string;

@@ -42,9 +42,9 @@ export function jsonErrorOffset(text: string): number | undefined {
     }
   };
   const number = () => {
-    const match = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400));
-    if (!match || match[0] === '' || match[0] === '-') fail(i);
-    i += match![0].length;
+    const found = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?/.exec(text.slice(i, i + 400))?.[0] ?? '';
+    if (found === '' || found === '-') fail(i);
+    i += found.length;
   };
   const value = (depth: number): void => {
     if (depth > 1000) fail(i); // only reached for text JSON.parse refused; keeps the stack shallow

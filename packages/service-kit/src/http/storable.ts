@@ -22,8 +22,8 @@ const step = (path: string, key: string | number): string =>
 export function unstorableStrings(document: unknown, max = 20): ProblemError[] {
   const errors: ProblemError[] = [];
   const pending: Array<[unknown, string]> = [[document, '']];
-  while (pending.length > 0 && errors.length < max) {
-    const [value, path] = pending.pop()!;
+  for (let next = pending.pop(); next !== undefined && errors.length < max; next = pending.pop()) {
+    const [value, path] = next;
     if (typeof value === 'string') {
       const message = flaw(value);
       if (message) errors.push({ path: path === '' ? '(body)' : path, message });
@@ -31,8 +31,7 @@ export function unstorableStrings(document: unknown, max = 20): ProblemError[] {
       for (let index = value.length - 1; index >= 0; index -= 1) pending.push([value[index], step(path, index)]);
     } else if (typeof value === 'object' && value !== null) {
       const keys = Object.keys(value);
-      for (let index = keys.length - 1; index >= 0; index -= 1) {
-        const key = keys[index]!;
+      for (const [index, key] of [...keys.entries()].reverse()) {
         const message = flaw(key);
         // The key itself cannot be shown safely in a path: name its position instead.
         if (message) errors.push({ path: step(path, `(key ${index})`), message });
