@@ -4,7 +4,7 @@ import { Deadline } from './deadline';
 import { readDecision, type Decision } from './decision';
 import {
   AuthenticationError,
-  CustosError,
+  type CustosError,
   DecisionDeniedError,
   DecisionTimeoutError,
   TransportError,

@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CustosClient } from '../src/client';
-import { CustosError, DecisionDeniedError, TransportError } from '../src/errors';
+import { type CustosError, DecisionDeniedError, TransportError } from '../src/errors';
 import { event } from '../src/event-builder';
 import type { MiddlewareOptions, RequestWithCustos } from '../src/middleware';
 import { decision, json, modifier, TestServer, tokenServer } from './servers';

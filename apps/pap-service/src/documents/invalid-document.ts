@@ -1,6 +1,6 @@
 import { ERROR_CODES } from '@custos/contracts';
 import type { Diagnostic } from '@custos/policy-engine';
-import { HttpProblem, problems } from '@custos/service-kit';
+import { type HttpProblem, problems } from '@custos/service-kit';
 
 /** A 400 `invalid_policy` listing every diagnostic of a refused policy or timer with its location. */
 export function invalidDocument(kind: 'policy' | 'timer', diagnostics: readonly Diagnostic[]): HttpProblem {

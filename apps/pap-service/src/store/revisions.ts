@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { Component, DeployedPolicy, PolicyChange } from '@custos/contracts';
+import { onlyRow } from '@custos/service-kit';
 import { toNumber, type Queryable } from './db';
 
 /**
@@ -15,7 +16,7 @@ export type PendingChange =
 /** The revision of the deployed set as committed right now. */
 export async function currentRevision(db: Queryable): Promise<number> {
   const result = await db.query<{ revision: string }>('SELECT revision FROM pap.state');
-  return toNumber(result.rows[0]!.revision);
+  return toNumber(onlyRow(result, 'read the revision').revision);
 }
 
 /**
@@ -27,7 +28,7 @@ export async function recordChange(client: PoolClient, change: PendingChange): P
   const bumped = await client.query<{ revision: string }>(
     'UPDATE pap.state SET revision = revision + 1 RETURNING revision',
   );
-  const revision = toNumber(bumped.rows[0]!.revision);
+  const revision = toNumber(onlyRow(bumped, 'bump the revision').revision);
   const message: PolicyChange = { revision, ...change };
   await client.query('INSERT INTO pap.outbox (revision, message) VALUES ($1, $2)', [revision, JSON.stringify(message)]);
   return revision;

@@ -1,3 +1,4 @@
+import { onlyRow } from '@custos/service-kit';
 import { toNumber, type Queryable } from './db';
 
 export interface PapStats {
@@ -15,7 +16,7 @@ export async function readStats(db: Queryable): Promise<PapStats> {
             (SELECT revision FROM pap.state) AS revision,
             (SELECT count(*) FROM pap.outbox WHERE published_at IS NULL) AS backlog`,
   );
-  const row = result.rows[0]!;
+  const row = onlyRow(result, 'read the stats');
   return {
     policies: toNumber(row.policies),
     deployed: toNumber(row.deployed),

@@ -92,8 +92,7 @@ function jsonValueProblem(value: unknown, depth: number): string | null {
 function singleQuotedStringsToJson(text: string): string | null {
   let output = '';
   let index = 0;
-  while (index < text.length) {
-    const character = text[index]!;
+  for (let character = text[index]; character !== undefined; character = text[index]) {
     if (character === '"') {
       const end = endOfDoubleQuoted(text, index);
       if (end < 0) return null;
@@ -102,10 +101,9 @@ function singleQuotedStringsToJson(text: string): string | null {
     } else if (character === "'") {
       let content = '';
       index += 1;
-      while (index < text.length && text[index] !== "'") {
-        const current = text[index]!;
-        if (current === '\\' && index + 1 < text.length) {
-          const next = text[index + 1]!;
+      for (let current = text[index]; current !== undefined && current !== "'"; current = text[index]) {
+        const next = text[index + 1];
+        if (current === '\\' && next !== undefined) {
           content += next === "'" ? "'" : `\\${next}`;
           index += 2;
         } else {

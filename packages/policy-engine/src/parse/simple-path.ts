@@ -18,14 +18,16 @@ export function readSimplePath(text: string): PathStep[] | null {
   let rest = text.slice(1);
   while (rest.length > 0) {
     const dotted = DOT_NAME.exec(rest);
-    if (dotted !== null) {
-      steps.push({ name: dotted[1]! });
+    const dottedName = dotted?.[1];
+    if (dotted !== null && dottedName !== undefined) {
+      steps.push({ name: dottedName });
       rest = rest.slice(dotted[0].length);
       continue;
     }
     const quoted = BRACKET_NAME.exec(rest);
-    if (quoted !== null) {
-      steps.push({ name: quoted[1] ?? quoted[2]! });
+    const quotedName = quoted?.[1] ?? quoted?.[2];
+    if (quoted !== null && quotedName !== undefined) {
+      steps.push({ name: quotedName });
       rest = rest.slice(quoted[0].length);
       continue;
     }

@@ -18,8 +18,8 @@ const PATTERNS: Record<UrnKind, RegExp> = {
 };
 
 export function readUrn(kind: UrnKind, text: string): Urn | null {
-  const match = PATTERNS[kind].exec(text);
-  return match === null ? null : { kind, solution: match[1]!, name: match[2]! };
+  const [, solution, name] = PATTERNS[kind].exec(text) ?? [];
+  return solution === undefined || name === undefined ? null : { kind, solution, name };
 }
 
 export function urnForm(kind: UrnKind): string {

@@ -87,11 +87,15 @@ function touch(touched: Touched, policy: CompiledPolicy): void {
 }
 
 function buildEntry(action: string, policies: ReadonlyMap<string, CompiledPolicy>, candidates: Set<string>): ActionEntry | null {
-  const policyIds = [...candidates]
-    .filter((id) => policies.get(id)?.actions.includes(action) === true)
+  const matching = [...candidates]
+    .flatMap((id) => {
+      const policy = policies.get(id);
+      return policy?.actions.includes(action) === true ? [{ id, policy }] : [];
+    })
     // Code-unit order, the order combination uses (policy-language.md §7).
-    .sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
-  if (policyIds.length === 0) return null;
-  const mechanisms = policyIds.flatMap((id) => programOf(policies.get(id)!).mechanismsByAction.get(action) ?? []);
+    .sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
+  if (matching.length === 0) return null;
+  const policyIds = matching.map((entry) => entry.id);
+  const mechanisms = matching.flatMap((entry) => programOf(entry.policy).mechanismsByAction.get(action) ?? []);
   return { policyIds: Object.freeze(policyIds), mechanisms: Object.freeze(mechanisms) };
 }

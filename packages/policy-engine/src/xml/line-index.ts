@@ -16,9 +16,10 @@ export class LineIndex {
     let high = this.lineStarts.length - 1;
     while (low < high) {
       const middle = (low + high + 1) >> 1;
-      if (this.lineStarts[middle]! <= offset) low = middle;
+      if ((this.lineStarts[middle] ?? Infinity) <= offset) low = middle;
       else high = middle - 1;
     }
-    return { line: low + 1, column: offset - this.lineStarts[low]! + 1 };
+    // lineStarts always holds 0 (the first line), so `low` names a line.
+    return { line: low + 1, column: offset - (this.lineStarts[low] ?? 0) + 1 };
   }
 }

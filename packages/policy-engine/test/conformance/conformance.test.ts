@@ -149,7 +149,7 @@ async function runEvents(item: ConformanceCase, policies: CompiledPolicy[]): Pro
     } catch (error) {
       // Name the event: a case holds several and jest would only name the case.
       const message = error instanceof Error ? error.message : String(error);
-      throw new Error(`event #${index} ${JSON.stringify(entry.parameters ?? {})}\n${message}\nactual: ${JSON.stringify(decision)}`);
+      throw new Error(`event #${index} ${JSON.stringify(entry.parameters ?? {})}\n${message}\nactual: ${JSON.stringify(decision)}`, { cause: error });
     }
   }
 }

@@ -166,7 +166,7 @@ async function play(example: DocExample, scenario: Scenario, byName: ReadonlyMap
       if (expected.pxpCalls !== undefined) expect(pxp.calls.slice(pxpBefore)).toMatchObject(expected.pxpCalls);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
-      throw new Error(`event #${position} ${JSON.stringify(entry.parameters ?? {})}\n${message}\nactual: ${JSON.stringify(decision)}`);
+      throw new Error(`event #${position} ${JSON.stringify(entry.parameters ?? {})}\n${message}\nactual: ${JSON.stringify(decision)}`, { cause: error });
     }
   }
 }

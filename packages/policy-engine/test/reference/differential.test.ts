@@ -10,8 +10,6 @@ import { referenceDecide, referenceTree } from './reference';
  */
 const ACTION = 'urn:action:acme:act';
 
-const attribute = (text: string): string => text.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 const numberText = fc.oneof(fc.integer({ min: -5, max: 5 }).map(String), fc.constantFrom('0.5', '1e3', '-2.25', '1e308'));
 const word = fc.constantFrom('', 'a', 'b', 'ab', 'x1', 'A');
 

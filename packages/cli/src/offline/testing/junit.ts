@@ -61,7 +61,7 @@ export function junitXml(suites: readonly JunitSuite[]): string {
 const time = (seconds: number) => seconds.toFixed(3);
 
 /** Characters XML 1.0 cannot hold at all (control characters other than tab and line breaks, lone surrogates). */
-// eslint-disable-next-line no-control-regex
+// eslint-disable-next-line no-control-regex -- these control characters are exactly what must be found
 const NOT_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 function text(value: string): string {
