@@ -69,30 +69,21 @@ export interface WalkResult {
  * executes that could be planned (§3, §7.4).
  */
 export function settleOutcome(mechanism: OutcomeOwner, walk: WalkResult, trace: Trace | null): MechanismOutcome {
-  const { branch, conditions, chosen, failure, unconditional } = walk;
-  if (failure !== null) {
-    return outcome(mechanism, {
-      verdict: 'error',
-      delayMs: 0,
-      modifiers: [],
-      executions: unconditional,
-      reason: null,
-      error: failure.message,
-      branch,
-      conditions,
-      trace,
-    });
+  const { failure, unconditional } = walk;
+  const chosen = failure === null ? walk.chosen : null;
+  let executions = unconditional;
+  if (failure === null && walk.executions.length > 0) {
+    executions = unconditional.length === 0 ? walk.executions : walk.executions.concat(unconditional);
   }
-  const executions = unconditional.length > 0 ? walk.executions.concat(unconditional) : walk.executions;
   return outcome(mechanism, {
-    verdict: chosen?.verdict ?? 'none',
+    verdict: failure === null ? (chosen?.verdict ?? 'none') : 'error',
     delayMs: chosen?.delayMs ?? 0,
-    modifiers: walk.modifiers,
+    modifiers: failure === null ? walk.modifiers : [],
     executions,
     reason: chosen?.reason ?? null,
-    error: null,
-    branch,
-    conditions,
+    error: failure === null ? null : failure.message,
+    branch: walk.branch,
+    conditions: walk.conditions,
     trace,
   });
 }
