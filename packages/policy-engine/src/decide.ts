@@ -2,7 +2,6 @@ import type { DecideOptions, EngineDecision, EngineEvent, MechanismError, Mechan
 import { combine } from './combine/combine';
 import type { MechanismProgram } from './compile/program';
 import { evaluateMechanism } from './evaluate/evaluate-mechanism';
-import { evaluateMechanismAsync } from './evaluate/evaluate-mechanism-async';
 import { NO_BRANCH, outcome, type MechanismOutcome } from './evaluate/mechanism-outcome';
 import type { EvaluationPorts } from './evaluate/ports';
 import type { EvaluationContext, RequestState } from './functions/evaluation';
@@ -66,8 +65,7 @@ export function decide(
 
 function run(mechanism: MechanismProgram, context: EvaluationContext, explain: boolean): MaybePromise<MechanismOutcome> {
   try {
-    if (mechanism.mode === 'sync') return evaluateMechanism(mechanism, context, explain);
-    const result = evaluateMechanismAsync(mechanism, context, explain);
+    const result = evaluateMechanism(mechanism, context, explain);
     return isPromise(result) ? result.catch((error: unknown) => crashed(mechanism, error)) : result;
   } catch (error) {
     return crashed(mechanism, error);
@@ -102,7 +100,17 @@ function decision(
 
 function crashed(mechanism: MechanismProgram, error: unknown): MechanismOutcome {
   const message = error instanceof Error ? error.message : String(error);
-  return outcome(mechanism, NO_BRANCH, [], 'error', 0, [], [], null, `internal error: ${message}`, null);
+  return outcome(mechanism, {
+    branch: NO_BRANCH,
+    conditions: [],
+    verdict: 'error',
+    delayMs: 0,
+    modifiers: [],
+    executions: [],
+    reason: null,
+    error: `internal error: ${message}`,
+    trace: null,
+  });
 }
 
 function explanationOf(item: MechanismOutcome): MechanismExplanation {

@@ -1,5 +1,16 @@
-import type { ElementNode } from '../ast/nodes';
-import type { JsonValue, ValueType } from '../ast/value-types';
+import type {
+  ComparisonNode,
+  EqualsNode,
+  EventValueNode,
+  ImpliesNode,
+  LogicalNode,
+  NotNode,
+  PipNode,
+  ValidExpression,
+  ValueChangedNode,
+  VariableNode,
+} from '../ast/valid/expressions';
+import type { JsonValue } from '../ast/value-types';
 import { arithmetic, compare2, comparison, concat, size } from '../functions/arithmetic';
 import { dateIs, dayIn, timeIs } from '../functions/calendar';
 import { constant, deepFreeze } from '../functions/constant';
@@ -15,198 +26,148 @@ import {
 import { eventValue } from '../functions/event-value';
 import { conditionExecute } from '../functions/execute';
 import { and, foldAsync, implies, impliesAsync, not, or, xorOf } from '../functions/logic';
-import { containsMatch, eventHasParameter, regexMatch, type MatchMode } from '../functions/matching';
+import { containsMatch, eventHasParameter, regexMatch } from '../functions/matching';
 import { pipValue } from '../functions/pip';
 import { strict } from '../functions/strict';
 import { valueChanged } from '../functions/value-changed';
 import { variableValue } from '../functions/variables';
-import { readComparison, readDayOfYear, readMinuteOfDay, readWeekdays } from '../parse/calendar';
-import { readDuration } from '../parse/duration';
-import { readJsonPath } from '../parse/json-path';
-import { readLiteral } from '../parse/literals';
-import { readRegex } from '../parse/regex';
-import { optionalAttribute, requiredAttribute, validated } from './attributes';
 import { compileContinuousOccurrence, compileCount } from './compile-history';
 import { compileParameters } from './compile-parameters';
 import type { CompileScope } from './scope';
 
-type ExpressionCompiler = (node: ElementNode, scope: CompileScope) => CompiledExpression;
+const all = (expressions: readonly ValidExpression[], scope: CompileScope): CompiledExpression[] =>
+  expressions.map((expression) => compileExpression(expression, scope));
 
-const operands = (node: ElementNode, scope: CompileScope): CompiledExpression[] =>
-  node.children.map((child) => compileExpression(child, scope));
-
-const matchMode = (node: ElementNode): MatchMode => (optionalAttribute(node, 'mode') ?? 'ALL') as MatchMode;
-
-/** One compiler per expression element; the functions themselves live in functions/, one file per family. */
-const CORE_COMPILERS: ReadonlyMap<string, ExpressionCompiler> = new Map<string, ExpressionCompiler>([
-  ['and', (node, scope) => logical(node, scope, true)],
-  ['or', (node, scope) => logical(node, scope, false)],
-  ['not', compileNot],
-  ['xor', (node, scope) => strict('boolean', operands(node, scope), xorOf)],
-  ['implies', compileImplies],
-  ['equals', compileEquals],
-  ...(['less', 'lessEqual', 'greater', 'greaterEqual'] as const).map(
-    (name): [string, ExpressionCompiler] => [name, (node, scope) => compileComparison(node, scope, name)],
-  ),
-  ...(['plus', 'minus', 'multiply', 'divide'] as const).map(
-    (name): [string, ExpressionCompiler] => [name, (node, scope) => strict('number', operands(node, scope), arithmetic(name))],
-  ),
-  ['size', (node, scope) => strict('number', operands(node, scope), size)],
-  ['concat', (node, scope) => strict('string', operands(node, scope), concat)],
-  [
-    'regex',
-    (node, scope) =>
-      strict('boolean', operands(node, scope), regexMatch(validated(readRegex(requiredAttribute(node, 'regex')), node), matchMode(node))),
-  ],
-  ['contains', (node, scope) => strict('boolean', operands(node, scope), containsMatch(matchMode(node)))],
-  ['eventHasParameter', (node, scope) => strict('boolean', operands(node, scope), eventHasParameter(matchMode(node)))],
-  [
-    'date',
-    (node) =>
-      syncExpression(
-        'boolean',
-        dateIs(validated(readComparison(requiredAttribute(node, 'is')), node), validated(readDayOfYear(requiredAttribute(node, 'value')), node)),
-      ),
-  ],
-  [
-    'time',
-    (node) =>
-      syncExpression(
-        'boolean',
-        timeIs(validated(readComparison(requiredAttribute(node, 'is')), node), validated(readMinuteOfDay(requiredAttribute(node, 'value')), node)),
-      ),
-  ],
-  ['day', (node) => syncExpression('boolean', dayIn(validated(readWeekdays(requiredAttribute(node, 'value')), node)))],
-  ['count', compileCount],
-  ['continuousOccurrence', compileContinuousOccurrence],
-  [
-    'execute',
-    (node, scope) =>
-      asyncExpression(
-        'boolean',
-        conditionExecute({ action: requiredAttribute(node, 'action'), solution: scope.solution, parameters: compileParameters(node, scope) }),
-      ),
-  ],
-  ['constant:true', () => syncExpression('boolean', constant(true))],
-  ['constant:false', () => syncExpression('boolean', constant(false))],
-]);
-
-export function compileExpression(node: ElementNode, scope: CompileScope): CompiledExpression {
-  if (node.info.resultType === null) throw new Error(`bug: \`${node.name}\` is not an expression`);
-  return compilerFor(node)(node, scope);
+/** One case per kind of expression; the functions themselves live in functions/, one file per family. */
+export function compileExpression(expression: ValidExpression, scope: CompileScope): CompiledExpression {
+  switch (expression.kind) {
+    case 'and':
+    case 'or':
+      return logical(expression, scope);
+    case 'not':
+      return compileNot(expression, scope);
+    case 'xor':
+      return strict('boolean', all(expression.operands, scope), xorOf);
+    case 'implies':
+      return compileImplies(expression, scope);
+    case 'equals':
+      return compileEquals(expression, scope);
+    case 'comparison':
+      return compileComparison(expression, scope);
+    case 'arithmetic':
+      return strict('number', all(expression.operands, scope), arithmetic(expression.operator));
+    case 'size':
+      return strict('number', all([expression.operand], scope), size);
+    case 'concat':
+      return strict('string', all(expression.operands, scope), concat);
+    case 'regex':
+      return strict('boolean', all(expression.operands, scope), regexMatch(expression.regex, expression.mode));
+    case 'contains':
+      return strict('boolean', all([expression.list, ...expression.items], scope), containsMatch(expression.mode));
+    case 'eventHasParameter':
+      return strict('boolean', all(expression.operands, scope), eventHasParameter(expression.mode));
+    case 'date':
+      return syncExpression('boolean', dateIs(expression.comparison, expression.dayOfYear));
+    case 'time':
+      return syncExpression('boolean', timeIs(expression.comparison, expression.minuteOfDay));
+    case 'day':
+      return syncExpression('boolean', dayIn(expression.weekdays));
+    case 'count':
+      return compileCount(expression, scope);
+    case 'continuousOccurrence':
+      return compileContinuousOccurrence(expression, scope);
+    case 'execute': {
+      const { action, parameters } = expression.execute;
+      return asyncExpression('boolean', conditionExecute({ action, solution: scope.solution, parameters: compileParameters(parameters, scope) }));
+    }
+    case 'constant':
+      return syncExpression(expression.type, constant(expression.value));
+    case 'event':
+      return syncExpression(expression.type, compileEventValue(expression));
+    case 'pip':
+      return compilePip(expression, scope);
+    case 'variable':
+      return compileVariable(expression, scope);
+    case 'valueChanged':
+      return compileValueChanged(expression, scope);
+    default:
+      return unreachable(expression);
+  }
 }
 
-function compilerFor(node: ElementNode): ExpressionCompiler {
-  const core = CORE_COMPILERS.get(node.name);
-  if (core !== undefined) return core;
-  const type = node.info.declaredType;
-  if (type !== null) {
-    switch (node.info.family) {
-      case 'constant':
-        return (element) => syncExpression(type, compileConstant(element, type));
-      case 'event':
-        return (element) => syncExpression(type, compileEventValue(element, type));
-      case 'pip':
-        return (element, scope) => compilePip(element, scope, type);
-      case 'variable':
-        return compileVariable;
-      case 'valueChanged':
-        return (element, scope) => compileValueChanged(element, scope, type);
-      default:
-        break;
-    }
-  }
-  throw new Error(`bug: no compiler for validated element \`${node.name}\``);
+function unreachable(expression: never): never {
+  throw new Error(`no compiler for expression ${JSON.stringify(expression)}`);
 }
 
 /** `and`/`or`: plain short-circuit closures unless some child waits for a port. */
-function logical(node: ElementNode, scope: CompileScope, isAnd: boolean): CompiledExpression {
-  const children = operands(node, scope);
-  const eager = optionalAttribute(node, 'mode') === 'EAGER';
+function logical(expression: LogicalNode, scope: CompileScope): CompiledExpression {
+  const children = all(expression.operands, scope);
+  const isAnd = expression.kind === 'and';
   if (allSync(children)) {
     const evaluators = children.map((child) => child.evaluate as Evaluate<boolean>);
-    return syncExpression('boolean', (isAnd ? and : or)(evaluators, eager));
+    return syncExpression('boolean', (isAnd ? and : or)(evaluators, expression.eager));
   }
-  return asyncExpression('boolean', foldAsync(children.map((child) => child.evaluate as EvaluateAsync<boolean>), isAnd, eager));
+  return asyncExpression('boolean', foldAsync(children.map((child) => child.evaluate as EvaluateAsync<boolean>), isAnd, expression.eager));
 }
 
-function compileNot(node: ElementNode, scope: CompileScope): CompiledExpression {
-  const children = operands(node, scope);
-  const [only] = children;
-  if (only?.mode === 'sync') return syncExpression('boolean', not(only.evaluate as Evaluate<boolean>));
-  return strict('boolean', children, (values) => values[0] !== true);
+function compileNot(expression: NotNode, scope: CompileScope): CompiledExpression {
+  const only = compileExpression(expression.operand, scope);
+  if (only.mode === 'sync') return syncExpression('boolean', not(only.evaluate as Evaluate<boolean>));
+  return strict('boolean', [only], (values) => values[0] !== true);
 }
 
 /** Two synchronous operands, the usual case, get a closure without an array of values. */
-function compileComparison(node: ElementNode, scope: CompileScope, name: 'less' | 'lessEqual' | 'greater' | 'greaterEqual'): CompiledExpression {
-  const children = operands(node, scope);
+function compileComparison(expression: ComparisonNode, scope: CompileScope): CompiledExpression {
+  const children = all(expression.operands, scope);
   const [left, right] = children;
-  if (children.length !== 2 || left?.mode !== 'sync' || right?.mode !== 'sync') return strict('boolean', children, comparison(name));
-  return syncExpression('boolean', compare2(left.evaluate as Evaluate<number>, right.evaluate as Evaluate<number>, name));
+  if (children.length !== 2 || left?.mode !== 'sync' || right?.mode !== 'sync') return strict('boolean', children, comparison(expression.operator));
+  return syncExpression('boolean', compare2(left.evaluate as Evaluate<number>, right.evaluate as Evaluate<number>, expression.operator));
 }
 
-function compileImplies(node: ElementNode, scope: CompileScope): CompiledExpression {
-  const [premise, conclusion] = operands(node, scope);
-  if (premise === undefined || conclusion === undefined) throw new Error('bug: validated `implies` lacks operands');
+function compileImplies(expression: ImpliesNode, scope: CompileScope): CompiledExpression {
+  const premise = compileExpression(expression.premise, scope);
+  const conclusion = compileExpression(expression.conclusion, scope);
   if (premise.mode === 'sync' && conclusion.mode === 'sync') {
     return syncExpression('boolean', implies(premise.evaluate as Evaluate<boolean>, conclusion.evaluate as Evaluate<boolean>));
   }
   return asyncExpression('boolean', impliesAsync(premise.evaluate as EvaluateAsync<boolean>, conclusion.evaluate as EvaluateAsync<boolean>));
 }
 
-function compileEquals(node: ElementNode, scope: CompileScope): CompiledExpression {
-  const children = operands(node, scope);
+function compileEquals(expression: EqualsNode, scope: CompileScope): CompiledExpression {
+  const children = all(expression.operands, scope);
   if (allSync(children)) return syncExpression('boolean', equals(children.map((child) => child.evaluate as Evaluate<JsonValue>)));
   return strict('boolean', children, allEqual);
 }
 
-function compileConstant(node: ElementNode, type: ValueType): Evaluate<JsonValue> {
-  return constant(validated(readLiteral(type, requiredAttribute(node, 'value')), node));
+function compileEventValue(expression: EventValueNode): Evaluate<JsonValue> {
+  const { type, parameter, defaultValue, path } = expression;
+  return eventValue({ type, parameter, defaultValue, path });
 }
 
-function compileEventValue(node: ElementNode, type: ValueType): Evaluate<JsonValue> {
-  const pathText = optionalAttribute(node, 'jsonPathQuery');
-  return eventValue({
-    type,
-    parameter: requiredAttribute(node, 'eventParameter'),
-    defaultValue: validated(readLiteral(type, requiredAttribute(node, 'default')), node),
-    path: pathText === null ? null : { text: pathText, query: validated(readJsonPath(pathText), node) },
-  });
-}
-
-function compilePip(node: ElementNode, scope: CompileScope, type: ValueType): CompiledExpression {
-  const ttl = optionalAttribute(node, 'ttl');
+function compilePip(expression: PipNode, scope: CompileScope): CompiledExpression {
+  const { type, method, defaultValue, ttlMs, parameters } = expression;
   return asyncExpression(
     type,
-    pipValue({
-      method: requiredAttribute(node, 'method'),
-      solution: scope.solution,
-      type,
-      defaultValue: validated(readLiteral(type, requiredAttribute(node, 'default')), node),
-      ttlMs: ttl === null ? null : validated(readDuration(ttl), node),
-      parameters: compileParameters(node, scope),
-    }),
+    pipValue({ method, solution: scope.solution, type, defaultValue, ttlMs, parameters: compileParameters(parameters, scope) }),
   );
 }
 
-function compileVariable(node: ElementNode, scope: CompileScope): CompiledExpression {
-  const declaration = scope.variable(requiredAttribute(node, 'reference'));
+function compileVariable(expression: VariableNode, scope: CompileScope): CompiledExpression {
+  const declaration = scope.variable(expression.declaration);
   const evaluate = variableValue(declaration.slot, declaration.expression.evaluate);
   const type = declaration.expression.type;
   return declaration.expression.mode === 'sync' ? syncExpression(type, evaluate as Evaluate<JsonValue>) : asyncExpression(type, evaluate);
 }
 
-function compileValueChanged(node: ElementNode, scope: CompileScope, type: ValueType): CompiledExpression {
-  const [child] = operands(node, scope);
-  if (child === undefined) throw new Error('bug: validated `valueChanged` lacks its child');
-  const to = optionalAttribute(node, 'to');
+function compileValueChanged(expression: ValueChangedNode, scope: CompileScope): CompiledExpression {
+  const child = compileExpression(expression.operand, scope);
   scope.usage.usesHistory = true;
   return asyncExpression(
     'boolean',
     valueChanged({
       policyId: scope.policyId,
-      id: requiredAttribute(node, 'id'),
-      to: to === null ? null : deepFreeze(validated(readLiteral(type, to), node)),
+      id: expression.id,
+      to: expression.to === null ? null : deepFreeze(expression.to),
       child: child.evaluate,
     }),
   );

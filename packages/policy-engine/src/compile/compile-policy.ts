@@ -1,29 +1,19 @@
 import type { CompiledPolicy } from '../api';
-import type { ElementNode } from '../ast/nodes';
+import type { ValidMechanism, ValidPolicy } from '../ast/valid/policy';
 import type { EvaluateAsync } from '../functions/evaluation';
-import { readUrn } from '../parse/urns';
-import { optionalAttribute, requiredAttribute } from './attributes';
 import { compileExpression } from './compile-expression';
 import { compileDecision, compileExecutions } from './compile-decision';
 import type { BranchProgram, DecisionProgram, ExecutionProgram, MechanismProgram } from './program';
 import { registerProgram } from './registry';
 import { CompileScope } from './scope';
 
-/** Validated tree → public metadata plus the program behind it. Never fails for a tree that passed validation. */
-export function compilePolicy(policy: ElementNode): CompiledPolicy {
-  const id = requiredAttribute(policy, 'id');
-  const urn = readUrn('policy', id);
-  if (urn === null) throw new Error(`bug: validated policy id \`${id}\` is not a policy urn`);
-  const declarations = new Map<string, ElementNode>();
-  for (const child of policy.children) {
-    if (child.info.family === 'variableDeclaration') declarations.set(requiredAttribute(child, 'name'), child);
-  }
-  const scope = new CompileScope(id, urn.solution, declarations, compileExpression);
+/** Validated tree → public metadata plus the program behind it. Never fails: validation built the tree. */
+export function compilePolicy(policy: ValidPolicy): CompiledPolicy {
+  const { id, solution } = policy;
+  const scope = new CompileScope(id, solution, compileExpression);
   // Every declaration compiles, referenced or not: what loadPolicy accepts must compile.
-  for (const name of declarations.keys()) scope.variable(name);
-  const mechanisms = policy.children
-    .filter((child) => child.name === 'mechanism')
-    .map((mechanism, index) => compileMechanism(mechanism, scope, index));
+  for (const declaration of policy.declarations) scope.variable(declaration);
+  const mechanisms = policy.mechanisms.map((mechanism, index) => compileMechanism(mechanism, scope, index));
 
   const mechanismsByAction = new Map<string, MechanismProgram[]>();
   for (const mechanism of mechanisms) {
@@ -34,9 +24,9 @@ export function compilePolicy(policy: ElementNode): CompiledPolicy {
   const { usage } = scope;
   const compiled: CompiledPolicy = Object.freeze({
     id,
-    solution: urn.solution,
-    name: optionalAttribute(policy, 'name'),
-    description: optionalAttribute(policy, 'description'),
+    solution,
+    name: policy.name,
+    description: policy.description,
     actions: Object.freeze([...mechanismsByAction.keys()]),
     historyActions: Object.freeze([...usage.actions]),
     usesHistory: usage.usesHistory,
@@ -48,27 +38,22 @@ export function compilePolicy(policy: ElementNode): CompiledPolicy {
   return compiled;
 }
 
-function compileMechanism(node: ElementNode, scope: CompileScope, index: number): MechanismProgram {
-  const branches: BranchProgram[] = [];
+function compileMechanism(mechanism: ValidMechanism, scope: CompileScope, index: number): MechanismProgram {
   let elseifCount = 0;
   let asynchronous = false;
-  for (const child of node.children) {
-    if (child.name !== 'if' && child.name !== 'elseif') continue;
-    const [condition, then] = child.children;
-    if (condition === undefined || then === undefined) throw new Error(`bug: validated \`${child.name}\` is incomplete`);
-    const compiled = compileExpression(condition, scope);
-    if (compiled.type !== 'boolean') throw new Error(`bug: condition \`${condition.name}\` is of type ${compiled.type}`);
-    asynchronous ||= compiled.mode === 'async';
-    branches.push({
-      kind: child.name,
-      index: child.name === 'if' ? 0 : elseifCount++,
-      condition: compiled.evaluate as EvaluateAsync<boolean>,
-      decision: compileDecision(then, scope),
-    });
-  }
-  const otherwiseNode = node.children.find((child) => child.name === 'else');
-  const otherwise = otherwiseNode === undefined ? null : compileDecision(otherwiseNode, scope);
-  const executions = compileExecutions(node, scope);
+  const branches: BranchProgram[] = mechanism.branches.map((branch) => {
+    const condition = compileExpression(branch.condition, scope);
+    asynchronous ||= condition.mode === 'async';
+    return {
+      kind: branch.kind,
+      index: branch.kind === 'if' ? 0 : elseifCount++,
+      // A boolean expression by its validated type.
+      condition: condition.evaluate as EvaluateAsync<boolean>,
+      decision: compileDecision(branch.then, scope),
+    };
+  });
+  const otherwise = mechanism.otherwise === null ? null : compileDecision(mechanism.otherwise, scope);
+  const executions = compileExecutions(mechanism.executions, scope);
   const decisions: Array<DecisionProgram | null> = [...branches.map((branch) => branch.decision), otherwise];
   const allExecutions: ExecutionProgram[] = [...executions, ...decisions.flatMap((decision) => decision?.executions ?? [])];
   const parameters = [
@@ -79,7 +64,7 @@ function compileMechanism(node: ElementNode, scope: CompileScope, index: number)
   return {
     policyId: scope.policyId,
     index,
-    event: requiredAttribute(node, 'event'),
+    event: mechanism.event,
     mode: asynchronous ? 'async' : 'sync',
     branches,
     otherwise,

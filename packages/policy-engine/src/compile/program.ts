@@ -17,7 +17,7 @@ export interface MechanismProgram {
   readonly event: string;
   /**
    * `sync`: every closure below is a plain `Evaluate` and never returns a promise. `async`: some closure may wait
-   * for a port; the mechanism is then run by the stepping evaluator.
+   * for a port, so a decision of this mechanism may be a promise (`CompiledPolicy.usesPorts`).
    */
   readonly mode: 'sync' | 'async';
   /** The `if` followed by the `elseif`s, in document order. */

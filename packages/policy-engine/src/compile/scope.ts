@@ -1,5 +1,6 @@
 import type { HistoryFilterSpec } from '../api';
-import type { ElementNode } from '../ast/nodes';
+import type { ValidExpression } from '../ast/valid/expressions';
+import type { ValidDeclaration } from '../ast/valid/policy';
 import type { CompiledExpression } from '../functions/evaluation';
 import { newVariableSlot } from '../functions/variables';
 
@@ -19,32 +20,24 @@ export interface HistoryUsage {
 /**
  * Everything a compiler needs beyond the element in hand: the policy's identity (pip, execute and valueChanged
  * capture it), its variable declarations, compiled on first reference and once, and the history usage collected
- * for `CompiledPolicy`.
+ * for `CompiledPolicy`. A validated declaration cannot depend on itself: its tree is built bottom-up.
  */
 export class CompileScope {
   readonly usage: HistoryUsage = { actions: [], filters: [], usesHistory: false, reachMs: 0 };
-  private readonly compiled = new Map<string, CompiledDeclaration>();
-  private readonly inProgress = new Set<string>();
+  private readonly compiled = new Map<ValidDeclaration, CompiledDeclaration>();
 
   constructor(
     readonly policyId: string,
     readonly solution: string,
-    private readonly declarations: ReadonlyMap<string, ElementNode>,
-    private readonly compileChild: (node: ElementNode, scope: CompileScope) => CompiledExpression,
+    private readonly compileChild: (expression: ValidExpression, scope: CompileScope) => CompiledExpression,
   ) {}
 
-  variable(name: string): CompiledDeclaration {
-    const known = this.compiled.get(name);
+  variable(declaration: ValidDeclaration): CompiledDeclaration {
+    const known = this.compiled.get(declaration);
     if (known !== undefined) return known;
-    const node = this.declarations.get(name);
-    const child = node?.children[0];
-    if (child === undefined) throw new Error(`bug: validated reference to unknown variable \`${name}\``);
-    if (this.inProgress.has(name)) throw new Error(`bug: validated variable \`${name}\` refers to itself`);
-    this.inProgress.add(name);
-    const declaration = { slot: newVariableSlot(), expression: this.compileChild(child, this) };
-    this.inProgress.delete(name);
-    this.compiled.set(name, declaration);
-    return declaration;
+    const compiled = { slot: newVariableSlot(), expression: this.compileChild(declaration.value, this) };
+    this.compiled.set(declaration, compiled);
+    return compiled;
   }
 
   recordHistoryAction(action: string, reachMs: number): void {

@@ -1,7 +1,7 @@
 import type { NamedValue } from '../api';
 import type { JsonValue } from '../ast/value-types';
-import { isFailure, type Evaluate, type EvaluateAsync, type EvaluationContext, EvaluationFailure } from './evaluation';
-import { drive, type MaybePromise } from './maybe';
+import { isFailure, type EvaluateAsync, type EvaluationContext, EvaluationFailure } from './evaluation';
+import { isPromise, type MaybePromise } from './maybe';
 
 /** A compiled `parameter:T` (policy-language.md §4): `value` wins over a child; neither is null. */
 export interface ParameterProgram {
@@ -14,32 +14,34 @@ function named(name: string, failure: EvaluationFailure): EvaluationFailure {
   return new EvaluationFailure(`parameter \`${name}\`: ${failure.message}`);
 }
 
-/** All parameters, in order; the first failure fails them all. For parameters known to be synchronous. */
-export function evaluateParametersSync(parameters: readonly ParameterProgram[], context: EvaluationContext): NamedValue[] | EvaluationFailure {
-  const values: NamedValue[] = [];
-  for (const parameter of parameters) {
-    const value = (parameter.value as Evaluate<JsonValue>)(context);
-    if (isFailure(value)) return named(parameter.name, value);
-    values.push({ name: parameter.name, value });
-  }
-  return values;
-}
-
+/**
+ * All parameters, in order; the first failure fails them all. Plain calls while the values are ready: a promise only
+ * from the first parameter that waits for a port, the rest evaluated when it has answered.
+ */
 export function evaluateParameters(
   parameters: readonly ParameterProgram[],
   context: EvaluationContext,
 ): MaybePromise<NamedValue[] | EvaluationFailure> {
-  if (parameters.every((parameter) => parameter.mode === 'sync')) return evaluateParametersSync(parameters, context);
-  return drive(parameterSteps(parameters, context));
+  return parametersFrom(parameters, context, 0, []);
 }
 
-function* parameterSteps(
+function parametersFrom(
   parameters: readonly ParameterProgram[],
   context: EvaluationContext,
-): Generator<unknown, NamedValue[] | EvaluationFailure, unknown> {
-  const values: NamedValue[] = [];
-  for (const parameter of parameters) {
-    const value = (yield parameter.value(context)) as JsonValue | EvaluationFailure;
+  from: number,
+  values: NamedValue[],
+): MaybePromise<NamedValue[] | EvaluationFailure> {
+  for (let position = from; position < parameters.length; position += 1) {
+    const parameter = parameters[position];
+    if (parameter === undefined) break;
+    const value = parameter.value(context);
+    if (isPromise(value)) {
+      return value.then((ready) => {
+        if (isFailure(ready)) return named(parameter.name, ready);
+        values.push({ name: parameter.name, value: ready });
+        return parametersFrom(parameters, context, position + 1, values);
+      });
+    }
     if (isFailure(value)) return named(parameter.name, value);
     values.push({ name: parameter.name, value });
   }

@@ -56,7 +56,7 @@ export function readTimerEvent(element: XmlElement, solution: string | null, pro
     } else {
       const node = toNode(child, problems);
       if (node === null) continue;
-      for (const pass of PARAMETER_PASSES) pass.run(node, report);
+      for (const pass of PARAMETER_PASSES) pass.run(node, report, problems);
       reportTimerRules(node, report);
       parameters.push(node);
     }

@@ -1,3 +1,4 @@
+import type { Diagnostic } from '../api';
 import type { ElementNode } from '../ast/nodes';
 import type { SourceLocation } from '../diagnostics';
 
@@ -6,7 +7,8 @@ export type Report = (code: string, message: string, location: SourceLocation) =
 /** One named check over the syntax tree. Passes only report; none of them stops the others. */
 export interface ValidationPass {
   readonly name: string;
-  run(policy: ElementNode, report: Report): void;
+  /** `reported`: what the parser and the passes before this one found, for a pass that only adds to it. */
+  run(policy: ElementNode, report: Report, reported: readonly Diagnostic[]): void;
 }
 
 export function isExpression(node: ElementNode): boolean {

@@ -1,12 +1,16 @@
 import type { Diagnostic } from '../api';
 import type { ElementNode } from '../ast/nodes';
-import { diagnostic } from '../diagnostics';
+import type { ValidPolicy } from '../ast/valid/policy';
+import { diagnostic, sortDiagnostics } from '../diagnostics';
 import { attributesPass } from './attributes';
+import { buildValidPolicy } from './build/build-policy';
+import { TreeGap } from './build/read-node';
 import { duplicateParametersPass } from './duplicate-parameters';
 import { historyPass } from './history';
 import { identifiersPass } from './identifiers';
-import type { ValidationPass } from './pass';
+import type { Report, ValidationPass } from './pass';
 import { referencesPass } from './references';
+import { schemaPass } from './schema/schema-check';
 import { solutionPass } from './solution';
 import { structurePass } from './structure';
 import { typesPass } from './types';
@@ -26,11 +30,23 @@ export const VALIDATION_PASSES: readonly ValidationPass[] = [
   duplicateParametersPass,
 ];
 
-/** Every problem of every pass; an empty list means the tree compiles. */
-export function validatePolicy(policy: ElementNode): Diagnostic[] {
-  const diagnostics: Diagnostic[] = [];
-  for (const pass of VALIDATION_PASSES) {
-    pass.run(policy, (code, message, location) => diagnostics.push(diagnostic(code, message, location)));
+export type ValidationOutcome = { ok: true; policy: ValidPolicy } | { ok: false; diagnostics: Diagnostic[] };
+
+/**
+ * Every problem of every pass, in reading order after `earlier` (the parser's); or, when there is none, the
+ * validated tree. The schema pass runs last, because it reports only what the others left unsaid.
+ */
+export function validatePolicy(policy: ElementNode, earlier: readonly Diagnostic[] = []): ValidationOutcome {
+  const diagnostics: Diagnostic[] = [...earlier];
+  const report: Report = (code, message, location) => {
+    diagnostics.push(diagnostic(code, message, location));
+  };
+  for (const pass of [...VALIDATION_PASSES, schemaPass]) pass.run(policy, report, diagnostics);
+  if (diagnostics.length > 0) return { ok: false, diagnostics: sortDiagnostics(diagnostics) };
+  try {
+    return { ok: true, policy: buildValidPolicy(policy) };
+  } catch (error) {
+    if (!(error instanceof TreeGap)) throw error;
+    return { ok: false, diagnostics: [diagnostic('schema_violation', `structure: ${error.message}`, error.location)] };
   }
-  return diagnostics;
 }

@@ -1,7 +1,8 @@
 import { parseXml, type Document } from 'libxmljs2';
 import type { Diagnostic } from '../../api';
 import type { ElementNode } from '../../ast/nodes';
-import { diagnostic, messageStyle } from '../../diagnostics';
+import { messageStyle } from '../../diagnostics';
+import type { ValidationPass } from '../pass';
 import { LIBXML_OPTIONS } from '../../xml/limits';
 import { POLICY_SCHEMA } from './policy-schema';
 
@@ -27,35 +28,37 @@ function policySchema(): Document {
 }
 
 /**
- * Checks the policy's structure against our XML Schema (policy-schema.ts). The schema sees a normalized skeleton of
- * the syntax tree — names and attribute names, one start tag per line — so line n of a schema error is the n-th
- * element of the tree, which gives it the author's line and column.
+ * The schema pass: the policy's structure checked against our XML Schema (policy-schema.ts), an independent
+ * statement of the grammar that content-models.ts and attribute-rules.ts implement. The schema sees a normalized
+ * skeleton of the syntax tree — names and attribute names, one start tag per line — so line n of a schema error is
+ * the n-th element of the tree, which gives it the author's line and column.
  *
- * The named semantic passes check the same structure with messages that say more. A schema error is therefore
- * reported only where no other diagnostic already concerns that element, its parent or one of its children: it is
- * the second line that guarantees what the passes let through is structurally sound, not a second report.
+ * Its job is to be the second line: a schema error is reported only where no diagnostic already concerns that
+ * element, its parent or one of its children, so it speaks only when the semantic passes let a structural problem
+ * through, and never repeats them. It runs after every other pass for that reason.
  */
-export function schemaDiagnostics(policy: ElementNode, reported: readonly Diagnostic[]): Diagnostic[] {
-  const elements: ElementNode[] = [];
-  const parents: Array<ElementNode | null> = [];
-  const skeleton = normalizedDocument(policy, null, elements, parents);
-  let errors = RESULTS.get(skeleton);
-  if (errors === undefined) {
-    errors = validateSkeleton(skeleton);
-    if (RESULTS.size >= MAX_RESULTS) RESULTS.clear();
-    RESULTS.set(skeleton, errors);
-  }
-  if (errors.length === 0) return [];
+export const schemaPass: ValidationPass = {
+  name: 'schema',
+  run(policy, report, reported) {
+    const elements: ElementNode[] = [];
+    const parents: Array<ElementNode | null> = [];
+    const skeleton = normalizedDocument(policy, null, elements, parents);
+    let errors = RESULTS.get(skeleton);
+    if (errors === undefined) {
+      errors = validateSkeleton(skeleton);
+      if (RESULTS.size >= MAX_RESULTS) RESULTS.clear();
+      RESULTS.set(skeleton, errors);
+    }
+    if (errors.length === 0) return;
 
-  const concerned = concernedElements(elements, parents, reported);
-  const diagnostics: Diagnostic[] = [];
-  for (const error of errors) {
-    const element = elements[error.line - 1];
-    if (element === undefined || concerned.has(element)) continue;
-    diagnostics.push(diagnostic('schema_violation', schemaMessage(error.message), element.location));
-  }
-  return diagnostics;
-}
+    const concerned = concernedElements(elements, parents, reported);
+    for (const error of errors) {
+      const element = elements[error.line - 1];
+      if (element === undefined || concerned.has(element)) continue;
+      report('schema_violation', schemaMessage(error.message), element.location);
+    }
+  },
+};
 
 function validateSkeleton(skeleton: string): SchemaError[] {
   let document: Document;
