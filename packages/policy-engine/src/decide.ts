@@ -49,16 +49,14 @@ export function decide(
   const request: RequestState = { ports, explain, variables: null, pipAnswers: null, now: undefined };
   const shared: EvaluationContext = { event, timeZone: options.timeZone, request, trace: null };
   const mechanisms = entry.mechanisms;
-  const outcomes: Array<MaybePromise<MechanismOutcome>> = new Array(mechanisms.length);
   let waiting = false;
-  for (let index = 0; index < mechanisms.length; index += 1) {
-    const mechanism = mechanisms[index]!;
+  const outcomes: Array<MaybePromise<MechanismOutcome>> = mechanisms.map((mechanism) => {
     // Explanations keep a trace per mechanism; decisions share one context.
     const context = explain ? { event, timeZone: options.timeZone, request, trace: {} } : shared;
     const result = run(mechanism, context, explain);
     waiting ||= isPromise(result);
-    outcomes[index] = result;
-  }
+    return result;
+  });
   if (!waiting) return decision(outcomes as MechanismOutcome[], entry.policyIds, options, explain);
   return Promise.all(outcomes).then((settled) => decision(settled, entry.policyIds, options, explain));
 }

@@ -60,8 +60,10 @@ export function combine(contributions: readonly Contribution[], defaultDecision:
 }
 
 function isSorted(contributions: readonly Contribution[]): boolean {
-  for (let index = 1; index < contributions.length; index += 1) {
-    if (byPolicyThenMechanism(contributions[index - 1]!, contributions[index]!) > 0) return false;
+  let previous: Contribution | undefined;
+  for (const contribution of contributions) {
+    if (previous !== undefined && byPolicyThenMechanism(previous, contribution) > 0) return false;
+    previous = contribution;
   }
   return true;
 }

@@ -27,5 +27,5 @@ export function historyFilterValue(path: string | null, recorded: unknown): unkn
     return undefined;
   }
   if (!query.singularQuery()) return nodes.values();
-  return nodes.length === 0 ? undefined : nodes.nodes[0]!.value;
+  return nodes.nodes[0]?.value;
 }

@@ -6,8 +6,8 @@
 export function deepEqual(left: unknown, right: unknown): boolean {
   if (left === right) return true;
   const pending: Array<[unknown, unknown]> = [[left, right]];
-  while (pending.length > 0) {
-    const [a, b] = pending.pop()!;
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [a, b] = next;
     if (a === b) continue;
     if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
     const aIsList = Array.isArray(a);

@@ -55,7 +55,7 @@ export function eventValue(spec: EventValueSpec): Evaluate<JsonValue> {
     if (nodes.length > 1) {
       return new EvaluationFailure(`jsonPathQuery \`${path.text}\` selected ${nodes.length} values in ${what} where one is needed`);
     }
-    const selected = nodes.nodes[0]!.value;
+    const selected = nodes.nodes[0]?.value ?? null;
     return selected === null ? defaultValue : coerce(type, selected, whatAtPath);
   };
 }

@@ -71,7 +71,9 @@ function* countSteps(spec: CountSpec, context: EvaluationContext): Steps<number>
   const { history, query, span } = start;
   const counts = (yield askCounts(history, query, [span])) as readonly number[] | EvaluationFailure;
   if (isFailure(counts)) return counts;
-  const count = counts[0]!;
+  // askCounts answers one count per span asked, or a failure.
+  const [count] = counts;
+  if (count === undefined) return new EvaluationFailure('the event history could not be read');
   traced(context, 'history', { element: 'count', action: query.action, span: explained(span), count });
   return count;
 }
@@ -99,7 +101,7 @@ function* continuousSteps(spec: ContinuousSpec, context: EvaluationContext): Ste
     element: 'continuousOccurrence',
     action: query.action,
     span: explained(span),
-    windows: windows.map((window, index) => ({ ...explained(window), count: counts[index]! })),
+    windows: windows.map((window, index) => ({ ...explained(window), count: counts[index] ?? 0 })),
   });
   return counts.every((count) => count >= spec.minOccurrences && count <= spec.maxOccurrences);
 }

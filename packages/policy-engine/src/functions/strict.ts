@@ -8,7 +8,7 @@ import {
   type Evaluate,
   type EvaluationContext,
   type EvaluateAsync,
-  EvaluationFailure,
+  type EvaluationFailure,
 } from './evaluation';
 import { drive } from './maybe';
 
@@ -23,8 +23,8 @@ export type Combine = (values: readonly JsonValue[], context: EvaluationContext)
 export function strict(type: ValueType, operands: readonly CompiledExpression[], combine: Combine): CompiledExpression {
   if (allSync(operands)) {
     const evaluators = operands.map((operand) => operand.evaluate as Evaluate<JsonValue>);
-    if (evaluators.length === 1) {
-      const only = evaluators[0]!;
+    const [only] = evaluators;
+    if (evaluators.length === 1 && only !== undefined) {
       return syncExpression(type, (context) => {
         const value = only(context);
         return isFailure(value) ? value : combine([value], context);

@@ -48,10 +48,12 @@ export const referencesPass: ValidationPass = {
     });
 
     for (const cycle of cycles(declarations)) {
-      const first = declarations.get(cycle[0]!)!;
+      const [name] = cycle;
+      const first = name === undefined ? undefined : declarations.get(name);
+      if (name === undefined || first === undefined) continue;
       report(
         'reference_cycle',
-        `variable \`${excerpt(cycle[0]!)}\` depends on itself (${cycle.map((name) => `\`${excerpt(name)}\``).join(' → ')})`,
+        `variable \`${excerpt(name)}\` depends on itself (${cycle.map((name) => `\`${excerpt(name)}\``).join(' → ')})`,
         first.attributes.get('name')?.location ?? first.location,
       );
     }
@@ -75,10 +77,9 @@ function cycles(declarations: ReadonlyMap<string, ElementNode>): string[][] {
     // Depth-first from each declaration, with an explicit stack of paths.
     const stack: string[][] = [[start]];
     const seen = new Set<string>();
-    while (stack.length > 0) {
-      const path = stack.pop()!;
-      const last = path[path.length - 1]!;
-      for (const next of references.get(last) ?? []) {
+    for (let path = stack.pop(); path !== undefined; path = stack.pop()) {
+      const last = path.at(-1);
+      for (const next of (last === undefined ? undefined : references.get(last)) ?? []) {
         if (next === start) {
           if (!path.some((name) => done.has(name))) found.push([...path, start]);
         } else if (!seen.has(next)) {

@@ -7,26 +7,26 @@ import type { Report } from './pass';
  * comes too late, or is one too many, and every slot left short.
  */
 export function checkSequence(parent: ElementNode, slots: readonly Slot[], report: Report): void {
-  const counts = slots.map(() => 0);
-  const firstOfSlot: Array<ElementNode | undefined> = slots.map(() => undefined);
-  let current = 0;
+  const states: SlotState[] = slots.map((slot, index) => ({ slot, index, count: 0, first: undefined }));
+  // The slot of the last child that was in order; later children may not belong to an earlier slot.
+  let current: SlotState | undefined;
   for (const child of parent.children) {
-    const ahead = findSlot(slots, child, current, slots.length);
-    if (ahead >= 0) {
+    const ahead = findSlot(states, child, current?.index ?? 0, states.length);
+    if (ahead !== undefined) {
       current = ahead;
-      counts[ahead]! += 1;
-      firstOfSlot[ahead] ??= child;
-      const slot = slots[ahead]!;
-      if (counts[ahead] === slot.max + 1) {
-        report('too_many_children', `\`${parent.name}\` takes ${atMost(slot)}, found more`, child.location);
+      ahead.count += 1;
+      ahead.first ??= child;
+      if (ahead.count === ahead.slot.max + 1) {
+        report('too_many_children', `\`${parent.name}\` takes ${atMost(ahead.slot)}, found more`, child.location);
       }
       continue;
     }
-    const behind = findSlot(slots, child, 0, current);
-    if (behind >= 0) {
+    const behind = findSlot(states, child, 0, current?.index ?? 0);
+    // An earlier slot exists only once a child was in order, and that child is its slot's first.
+    const later = current?.first;
+    if (behind !== undefined && later !== undefined) {
       // Counted where it belongs, so a misplaced child is not also reported as missing.
-      counts[behind]! += 1;
-      const later = firstOfSlot[current]!;
+      behind.count += 1;
       report(
         'misplaced_element',
         `element \`${child.name}\` must come before \`${later.name}\` in \`${parent.name}\``,
@@ -36,20 +36,27 @@ export function checkSequence(parent: ElementNode, slots: readonly Slot[], repor
       report('misplaced_element', `element \`${child.name}\` is not allowed in \`${parent.name}\``, child.location);
     }
   }
-  slots.forEach((slot, index) => {
-    const count = counts[index]!;
+  for (const { slot, count } of states) {
     if (count < slot.min) {
       const needed = slot.min === slot.max ? `exactly ${quantity(slot.min, slot)}` : `at least ${quantity(slot.min, slot)}`;
       report('missing_element', `\`${parent.name}\` needs ${needed}, found ${count}`, parent.location);
     }
-  });
+  }
 }
 
-function findSlot(slots: readonly Slot[], child: ElementNode, from: number, to: number): number {
+interface SlotState {
+  readonly slot: Slot;
+  readonly index: number;
+  count: number;
+  first: ElementNode | undefined;
+}
+
+function findSlot(states: readonly SlotState[], child: ElementNode, from: number, to: number): SlotState | undefined {
   for (let index = from; index < to; index += 1) {
-    if (slots[index]!.accepts(child)) return index;
+    const state = states[index];
+    if (state?.slot.accepts(child) === true) return state;
   }
-  return -1;
+  return undefined;
 }
 
 function atMost(slot: Slot): string {

@@ -31,8 +31,9 @@ export const typesPass: ValidationPass = {
       const family = node.info.family;
       const operands = node.children.filter(isExpression);
       if (family === 'parameter' || family === 'variableDeclaration' || family === 'valueChanged') {
-        const type = node.info.declaredType!;
-        for (const operand of operands) check(node, operand, [type], report);
+        // The catalogue gives every parameter, declaration and valueChanged a declared type.
+        const type = node.info.declaredType;
+        if (type !== undefined && type !== null) for (const operand of operands) check(node, operand, [type], report);
         return;
       }
       const rule = RULES.get(node.name);

@@ -65,7 +65,7 @@ function validateSkeleton(skeleton: string): SchemaError[] {
   try {
     document = parseXml(skeleton, LIBXML_OPTIONS);
   } catch (error) {
-    throw new Error(`bug: the normalized policy document does not parse: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`bug: the normalized policy document does not parse: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
   if (document.validate(policySchema())) return [];
   return document.validationErrors.map((error) => ({ line: typeof error.line === 'number' ? error.line : 0, message: error.message }));
