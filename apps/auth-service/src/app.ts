@@ -12,6 +12,8 @@ import { requireAdmin } from './clients/admin-guard';
 import { ensureBootstrapClient } from './clients/bootstrap';
 import { ClientStore } from './clients/client-store';
 import type { AuthConfig } from './config';
+import { secureKeysAtRest } from './keys/at-rest';
+import { NO_ENCRYPTION } from './keys/key-encryption';
 import { KeyStore } from './keys/key-store';
 import { oauthErrorHandler, type OAuthErrorCode } from './oauth/errors';
 import { openapi } from './openapi';
@@ -28,7 +30,7 @@ export interface AppDeps {
   pool: Pool;
   logger: Logger;
   metrics: ServiceMetrics;
-  config: Pick<AuthConfig, 'bootstrap' | 'trustProxy'>;
+  config: Pick<AuthConfig, 'bootstrap' | 'trustProxy'> & Partial<Pick<AuthConfig, 'keyEncryption'>>;
   /** Milliseconds since the epoch, for token times and rate-limit windows; Date.now by default. */
   clock?: Clock;
   /** Failed token requests allowed per client id and per source address (default 10 a minute). */
@@ -55,7 +57,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const { pool, logger, metrics, config } = deps;
   const clock = deps.clock ?? Date.now;
   const clients = new ClientStore(pool);
-  const keys = await KeyStore.open(pool, { logger });
+  const encryption = config.keyEncryption ?? NO_ENCRYPTION;
+  await secureKeysAtRest(pool, encryption, logger);
+  const keys = await KeyStore.open(pool, { logger, encryption });
   if (config.bootstrap) await ensureBootstrapClient(clients, config.bootstrap, logger);
 
   const service = createServiceApp({

@@ -1,11 +1,13 @@
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
 import { ALL_SCOPES } from '@custos/contracts';
-import { HttpProblem } from '@custos/service-kit';
+import { HttpProblem, type Logger } from '@custos/service-kit';
 import { isPossibleClientId } from '../clients/authenticate';
 import { ClientStore } from '../clients/client-store';
 import { toView } from '../clients/view';
 import { generateSecret, hashSecret } from '../hashing/secrets';
+import { secureKeysAtRest } from '../keys/at-rest';
+import type { KeyEncryption } from '../keys/key-encryption';
 import { DEFAULT_ACTIVATION_DELAY_SECONDS, listKeys, retireSigningKey, rotateSigningKey, type KeyInfo } from '../keys/rotation';
 import { registerClient, validateNewClient } from '../routes/clients';
 
@@ -19,6 +21,12 @@ export interface CliOutput {
 export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
 export class UsageError extends Error {}
+
+/** What key commands need besides the database: the operator keys (read only when a command writes a key). */
+export interface KeyContext {
+  keyEncryption: () => KeyEncryption;
+  logger: Logger;
+}
 
 export const USAGE = `usage: npm run clients -- <command> [options]
 
@@ -40,7 +48,8 @@ options:
   --help                  this text
 
 scopes: ${ALL_SCOPES.join(', ')}
-The database is DATABASE_URL (default postgres://postgres@127.0.0.1:5432/custos), created and migrated if needed.`;
+The database is DATABASE_URL (default postgres://postgres@127.0.0.1:5432/custos), created and migrated if needed.
+rotate-key encrypts keys as auth-service does: set AUTH_KEY_ENCRYPTION_KEY (and AUTH_KEY_ENCRYPTION_KEY_PREVIOUS) as for it.`;
 
 const list = (text: string | undefined): string[] =>
   (text ?? '')
@@ -80,7 +89,7 @@ function withDashedValuesLast(argv: readonly string[]): string[] {
 }
 
 /** Runs one command against the database behind `pool`; returns the exit code. */
-export async function runCommand(pool: Pool, argv: readonly string[], output: CliOutput): Promise<number> {
+export async function runCommand(pool: Pool, argv: readonly string[], output: CliOutput, keyContext: KeyContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args: withDashedValuesLast(argv),
     allowPositionals: true,
@@ -183,7 +192,10 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
       const raw = values['activate-in'];
       const delay = raw === undefined ? DEFAULT_ACTIVATION_DELAY_SECONDS : /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
       if (!Number.isInteger(delay) || delay > 604_800) throw new UsageError('--activate-in takes whole seconds, 0 to 604800');
-      const rotation = await rotateSigningKey(pool, delay);
+      // Like auth at start: every stored key under the current operator key, or a refusal naming the one missing.
+      const encryption = keyContext.keyEncryption();
+      await secureKeysAtRest(pool, encryption, keyContext.logger);
+      const rotation = await rotateSigningKey(pool, delay, encryption);
       if (json) {
         output.out(JSON.stringify({ key: keyJson(rotation.key), retiring: rotation.retiring.map(keyJson), deleted: rotation.deleted }));
       } else {
