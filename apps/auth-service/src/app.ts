@@ -34,7 +34,7 @@ export interface AppDeps {
   /** Milliseconds since the epoch, for token times and rate-limit windows; Date.now by default. */
   clock?: Clock;
   /** Failed token requests allowed per client id and per source address (default 10 a minute). */
-  rateLimit?: Pick<FailureLimiterOptions, 'limit' | 'windowMs' | 'maxKeys'>;
+  rateLimit?: Pick<FailureLimiterOptions, 'limit' | 'windowMs'>;
 }
 
 function tokenRequestCounter(metrics: ServiceMetrics): Counter<'outcome'> {
@@ -86,13 +86,12 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   }
 
   const tokenRequests = tokenRequestCounter(metrics);
-  const limiterOptions = { ...deps.rateLimit, clock };
   service.route(
     TOKEN_PATH,
     tokenRoute({
       clients,
       keys,
-      limiters: { clients: new FailureLimiter(limiterOptions), sources: new FailureLimiter(limiterOptions) },
+      limiter: new FailureLimiter(pool, { ...deps.rateLimit, clock }),
       clock,
       logger,
       issued: () => tokenRequests.inc({ outcome: 'issued' }),

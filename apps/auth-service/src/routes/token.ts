@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { formBody, type Logger, type RouteHandlers } from '@custos/service-kit';
 import { authenticateClient } from '../clients/authenticate';
@@ -26,8 +27,8 @@ export interface TokenResponse {
 export interface TokenRouteDeps {
   clients: ClientStore;
   keys: KeyStore;
-  /** Failed attempts per claimed client id and per source address. */
-  limiters: { clients: FailureLimiter; sources: FailureLimiter };
+  /** Failed attempts per claimed client id and per source address, shared by every replica. */
+  limiter: FailureLimiter;
   clock: Clock;
   logger: Logger;
   issued: () => void;
@@ -78,11 +79,17 @@ function requestedScopes(scope: string | undefined): Set<string> | undefined {
   return new Set(tokens);
 }
 
+/**
+ * The limiter's key of a claimed client id or an address: digested, so any text a caller sends (NUL, lone
+ * surrogates) can be stored, and the table holds no client ids.
+ */
+const limitKey = (kind: 'client' | 'source', value: string): string => `${kind}:${createHash('sha256').update(value, 'utf8').digest('base64url')}`;
+
 const sourceOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
 /** POST /oauth/token: client credentials grant (RFC 6749 §4.4, api.md §2.1). */
 export function tokenRoute(deps: TokenRouteDeps): RouteHandlers {
-  const { clients, keys, limiters, clock, logger } = deps;
+  const { clients, keys, limiter, clock, logger } = deps;
   const handler = async (req: Request, res: Response): Promise<void> => {
     noStore(res);
     if (typeof req.query.client_secret !== 'undefined') {
@@ -100,28 +107,23 @@ export function tokenRoute(deps: TokenRouteDeps): RouteHandlers {
     // Real ids are at most 128 characters; longer claims share a bounded key.
     const clientKey = clientId.slice(0, 128);
     const source = sourceOf(req);
-    const wait = Math.max(limiters.clients.retryAfter(clientKey) ?? 0, limiters.sources.retryAfter(source) ?? 0);
-    if (wait > 0) throw oauthErrors.tooManyRequests(wait);
-
-    // Counted as failed until proven right, so parallel guesses cannot all pass the check above.
-    limiters.clients.fail(clientKey);
-    limiters.sources.fail(source);
-    const forgive = () => {
-      limiters.clients.forgive(clientKey);
-      limiters.sources.forgive(source);
-    };
+    const limited = [limitKey('client', clientKey), limitKey('source', source)];
+    // Counted as failed until proven right, so parallel guesses cannot all pass.
+    const attempt = await limiter.attempt(limited);
+    if (!attempt.admitted) throw oauthErrors.tooManyRequests(attempt.retryAfterSeconds);
+    const forgive = () => limiter.forgive(limited);
     let client;
     try {
       client = await authenticateClient(clients, clientId, clientSecret);
     } catch (error) {
-      forgive(); // the database failed, not the caller
+      await forgive().catch(() => undefined); // the database failed, not the caller
       throw error;
     }
     if (!client) {
       logger.warn({ clientId: clientKey, source, requestId: res.locals.requestId }, 'client authentication failed');
       throw oauthErrors.invalidClient();
     }
-    forgive();
+    await forgive();
 
     let scopes = client.scopes;
     if (requested) {
