@@ -11,6 +11,7 @@ import {
 } from '@custos/service-kit';
 import { createApp, SERVICE_NAME } from './app';
 import { readAuthConfig } from './config';
+import { natsRevocationFeed } from './revocation/feed';
 
 async function main(): Promise<void> {
   const config = readAuthConfig(process.env);
@@ -20,11 +21,13 @@ async function main(): Promise<void> {
     await migrate({ databaseUrl: config.databaseUrl, schema: 'auth', dir: path.join(__dirname, '..', 'migrations'), logger });
     const pool = createPool(config.databaseUrl, logger);
     const metrics = createMetrics(SERVICE_NAME);
-    const app = await createApp({ pool, logger, metrics, config, rateLimit: config.rateLimit });
+    // Revocations are announced over NATS (security issue 16); auth starts and serves without it.
+    const revocationFeed = natsRevocationFeed({ natsUrl: config.natsUrl, natsPrefix: config.natsPrefix, logger });
+    const app = await createApp({ pool, logger, metrics, config, rateLimit: config.rateLimit, revocationFeed });
     const server = createServer(app);
     await listen(server, config.port);
     logger.info({ port: config.port }, 'auth-service listening');
-    installShutdown(server, logger, [() => pool.end()]);
+    installShutdown(server, logger, [() => revocationFeed.close(), () => pool.end()]);
   } catch (error) {
     logger.fatal({ err: error }, 'auth-service failed to start');
     logger.flush(() => process.exit(1));

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Pool } from 'pg';
 import { connect } from 'nats';
 import {
+  RevocationList,
   TokenVerifier,
   createLogger,
   createPool,
@@ -148,7 +149,11 @@ export async function start(env: Env): Promise<RunningPdp> {
   }).start();
   await follower.start();
 
-  const verifier = new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json` });
+  // >>> revocation list (security issue 16): loaded from auth, followed over NATS, polled; move into compose.ts
+  const revocations = new RevocationList({ url: `${config.authUrl}/oauth/revocations`, logger }).start();
+  revocations.follow(nc, config.natsPrefix);
+  const verifier = new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json`, revocations });
+  // <<< revocation list
   const listener = createApp({
     logger,
     metrics,
@@ -174,6 +179,7 @@ export async function start(env: Env): Promise<RunningPdp> {
     scheduler,
     retention,
     closers: [
+      () => revocations.stop(), // revocation list (security issue 16)
       () => follower.stop(),
       () => scheduler?.stop(),
       () => retention.stop(),
