@@ -47,8 +47,9 @@ const optionalOptions = (): RequestHandler => {
  */
 export function clientSecretRoute(clients: ClientStore, guard: RequestHandler[], revoker: Revoker): RouteHandlers {
   const rotate = async (req: Request, res: Response): Promise<void> => {
-    validateOptions.assert(req.body, ERROR_CODES.invalidRequest, 'the rotation options are not valid');
-    const revokeTokens = req.body.revoke_tokens === true;
+    const options: unknown = req.body;
+    validateOptions.assert(options, ERROR_CODES.invalidRequest, 'the rotation options are not valid');
+    const revokeTokens = options.revoke_tokens === true;
     const client = await manageableClient(clients, req, res);
     if (!client) throw unknownClient(idParam(req));
     const secret = generateSecret();
