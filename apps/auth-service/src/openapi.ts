@@ -254,8 +254,11 @@ export const openapi = {
           200: json('the new secret, shown this once', { $ref: '#/components/schemas/RotatedSecret' }, {
             'Cache-Control': { $ref: '#/components/headers/NoStore' },
           }),
+          400: problem('the options are not valid (`revoke_tokens` must be a boolean; nothing else is accepted)'),
           404: problem('no such client (or one this administrator may not manage)'),
           ...adminErrors,
+          413: problem('options over 1024 bytes'),
+          415: problem('a body that is not `application/json`'),
         },
       },
     },

@@ -38,6 +38,7 @@ export function revokeRoute(deps: RevokeRouteDeps): RouteHandlers {
     const credentials = credentialsOf(req, fields);
     const token = field(fields, 'token');
     if (token === undefined) throw oauthErrors.invalidRequest('`token` is required');
+    // Read only to refuse it repeated (RFC 6749 §3.1): every token here is an access token, so any hint fits.
     field(fields, 'token_type_hint');
     const client = await authenticateCaller(req, res, credentials, deps);
     const principal = await principalOfToken(deps.verifier, token);
