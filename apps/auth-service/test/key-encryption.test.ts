@@ -6,6 +6,8 @@ import { ClientStore } from '../src/clients/client-store';
 import { hashSecret } from '../src/hashing/secrets';
 import { isSealed, open, operatorKey, rewrap, seal, SealError, sealedWith } from '../src/keys/envelope';
 import { NO_ENCRYPTION, readKeyEncryption, type KeyEncryption } from '../src/keys/key-encryption';
+import { secureKeysAtRest } from '../src/keys/at-rest';
+import { KeyStore } from '../src/keys/key-store';
 import { rotateSigningKey } from '../src/keys/rotation';
 import { testEnv, tokenFor, type TestEnv } from './helpers';
 
@@ -178,5 +180,30 @@ describe('signing keys at rest, across restarts of auth', () => {
     const kid = (JSON.parse(done.out) as { key: { kid: string } }).key.kid;
     const row = (await storedKeys()).find((r) => r.kid === kid);
     expect(row && sealedWith(row.private_key)).toBe(k2Fingerprint);
+  });
+});
+
+describe('an instance running while another rotates the operator key', () => {
+  let env: TestEnv;
+  beforeAll(async () => {
+    env = await testEnv();
+  });
+  afterAll(async () => env.close());
+
+  it('keeps signing with the keys it opened before they were re-wrapped, and publishes a key it cannot open without signing with it', async () => {
+    const [k1, k2] = [base64Key(), base64Key()];
+    await secureKeysAtRest(env.pool, encryptionOf(k1), env.logger);
+    const running = await KeyStore.open(env.pool, { logger: env.logger, encryption: encryptionOf(k1) });
+    const kid = running.signingKey().kid;
+
+    // Another instance starts with the new operator key: every key is re-wrapped, then a rotation adds one under it.
+    await secureKeysAtRest(env.pool, encryptionOf(k2, k1), env.logger);
+    await running.reload();
+    expect(running.signingKey().kid).toBe(kid);
+    const rotation = await rotateSigningKey(env.pool, 0, encryptionOf(k2));
+    await running.reload();
+    expect((await running.jwks()).keys.map((key) => key.kid)).toEqual(expect.arrayContaining([kid, rotation.key.kid]));
+    expect(running.signingKey().kid).toBe(kid);
+    expect(env.logs()).toMatch(/sealed under an operator key this instance does not hold/);
   });
 });

@@ -163,7 +163,7 @@ export class KeyStore implements KeySource {
         kid: row.kid,
         algorithm: row.algorithm,
         publicKey,
-        privateKey: this.openPrivateKey(row),
+        privateKey: this.openPrivateKey(row, this.published.get(row.kid)?.privateKey),
         jwk,
         createdAt: row.created_at,
         activatesAt: row.activates_at,
@@ -177,9 +177,9 @@ export class KeyStore implements KeySource {
 
   /**
    * A key another instance sealed under an operator key this one lacks (the operator key was rotated
-   * while it ran) is published but not used to sign: the keys it can open keep signing meanwhile.
+   * while it ran, and the key is new) is published but not used to sign: the keys it can open keep signing.
    */
-  private openPrivateKey(row: KeyRow): KeyObject | undefined {
+  private openPrivateKey(row: KeyRow, opened: KeyObject | undefined): KeyObject | undefined {
     let key: KeyObject | undefined;
     let failure: unknown;
     try {
@@ -187,6 +187,9 @@ export class KeyStore implements KeySource {
     } catch (error) {
       failure = error;
     }
+    // Re-wrapped under an operator key this instance lacks (another instance started with a new one): the
+    // key itself did not change, so the copy opened before keeps signing.
+    if (!key && opened) return opened;
     if (!key && !this.reported.has(row.kid)) {
       this.reported.add(row.kid);
       if (failure === undefined) this.logger.warn({ kid: row.kid }, 'signing key is sealed under an operator key this instance does not hold; not signing with it');
