@@ -59,8 +59,9 @@ const bodies = (action, users) =>
     }),
   );
 
-/** A PIP answering every role question with `admin`. */
+/** A PIP answering every role question with `admin`, on 127.0.0.1, which the pdp's egress policy must allow explicitly. */
 async function startPip() {
+  process.env.PDP_CALL_ALLOW ??= '127.0.0.1';
   const server = http.createServer((req, res) => {
     req.resume();
     req.on('end', () => {

@@ -12,6 +12,8 @@ import { requireAdmin } from './clients/admin-guard';
 import { ensureBootstrapClient } from './clients/bootstrap';
 import { ClientStore } from './clients/client-store';
 import type { AuthConfig } from './config';
+import { secureKeysAtRest } from './keys/at-rest';
+import { NO_ENCRYPTION } from './keys/key-encryption';
 import { KeyStore } from './keys/key-store';
 import { oauthErrorHandler, type OAuthErrorCode } from './oauth/errors';
 import { openapi } from './openapi';
@@ -21,6 +23,11 @@ import { CLIENT_SECRET_PATH, clientSecretRoute } from './routes/client-secret';
 import { CLIENTS_PATH, clientsRoute } from './routes/clients';
 import { JWKS_PATH, jwksRoute } from './routes/jwks';
 import { TOKEN_PATH, tokenRoute } from './routes/token';
+import { REVOCATIONS_PATH, revocationsRoute } from './routes/revocations';
+import { REVOKE_PATH, revokeRoute } from './routes/revoke';
+import { NO_FEED, type RevocationFeed } from './revocation/feed';
+import { RevocationStore } from './revocation/revocation-store';
+import { Revoker } from './revocation/revoker';
 
 export const SERVICE_NAME = 'auth-service';
 
@@ -28,11 +35,13 @@ export interface AppDeps {
   pool: Pool;
   logger: Logger;
   metrics: ServiceMetrics;
-  config: Pick<AuthConfig, 'bootstrap' | 'trustProxy'>;
+  config: Pick<AuthConfig, 'bootstrap' | 'trustProxy'> & Partial<Pick<AuthConfig, 'keyEncryption'>>;
   /** Milliseconds since the epoch, for token times and rate-limit windows; Date.now by default. */
   clock?: Clock;
   /** Failed token requests allowed per client id and per source address (default 10 a minute). */
-  rateLimit?: Pick<FailureLimiterOptions, 'limit' | 'windowMs' | 'maxKeys'>;
+  rateLimit?: Pick<FailureLimiterOptions, 'limit' | 'windowMs'>;
+  /** Where revocations are announced as they are made (NATS); without it pap and pdp learn them by polling. */
+  revocationFeed?: RevocationFeed;
 }
 
 function tokenRequestCounter(metrics: ServiceMetrics): Counter<'outcome'> {
@@ -55,7 +64,9 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const { pool, logger, metrics, config } = deps;
   const clock = deps.clock ?? Date.now;
   const clients = new ClientStore(pool);
-  const keys = await KeyStore.open(pool, { logger });
+  const encryption = config.keyEncryption ?? NO_ENCRYPTION;
+  await secureKeysAtRest(pool, encryption, logger);
+  const keys = await KeyStore.open(pool, { logger, encryption });
   if (config.bootstrap) await ensureBootstrapClient(clients, config.bootstrap, logger);
 
   const service = createServiceApp({
@@ -82,13 +93,17 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   }
 
   const tokenRequests = tokenRequestCounter(metrics);
-  const limiterOptions = { ...deps.rateLimit, clock };
+  const limiter = new FailureLimiter(pool, { ...deps.rateLimit, clock });
+  const revocations = new RevocationStore(pool);
+  const revoker = new Revoker(revocations, deps.revocationFeed ?? NO_FEED, clock);
+  const verifier = new TokenVerifier({ keys });
   service.route(
     TOKEN_PATH,
     tokenRoute({
       clients,
       keys,
-      limiters: { clients: new FailureLimiter(limiterOptions), sources: new FailureLimiter(limiterOptions) },
+      limiter,
+      revocations,
       clock,
       logger,
       issued: () => tokenRequests.inc({ outcome: 'issued' }),
@@ -99,11 +114,14 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     TOKEN_PATH,
     oauthErrorHandler(logger, (code: OAuthErrorCode) => tokenRequests.inc({ outcome: code })),
   );
+  service.route(REVOKE_PATH, revokeRoute({ clients, limiter, logger, verifier, revoker }));
+  service.app.use(REVOKE_PATH, oauthErrorHandler(logger));
+  service.route(REVOCATIONS_PATH, revocationsRoute(revocations, clock));
   service.route(JWKS_PATH, jwksRoute(keys));
 
-  const guard = requireAdmin(new TokenVerifier({ keys }), clients);
+  const guard = requireAdmin(verifier, clients, revocations);
   service.route(CLIENTS_PATH, clientsRoute(clients, guard));
-  service.route(CLIENT_PATH, clientRoute(clients, guard));
-  service.route(CLIENT_SECRET_PATH, clientSecretRoute(clients, guard));
+  service.route(CLIENT_PATH, clientRoute(clients, guard, revoker));
+  service.route(CLIENT_SECRET_PATH, clientSecretRoute(clients, guard, revoker));
   return service.finish();
 }

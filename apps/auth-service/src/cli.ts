@@ -1,5 +1,7 @@
 import path from 'node:path';
-import { createLogger, createPool, ensureDatabase, migrate, readChoice, readString, LOG_LEVELS } from '@custos/service-kit';
+import { createLogger, createPool, ensureDatabase, migrate, readChoice, readCommonConfig, readString, LOG_LEVELS } from '@custos/service-kit';
+import { readKeyEncryption } from './keys/key-encryption';
+import { publishOnce } from './revocation/feed';
 import { EXIT, runCommand, USAGE, UsageError, type CliOutput } from './cli/commands';
 
 /**
@@ -21,7 +23,14 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, ou
     await migrate({ databaseUrl, schema: 'auth', dir: path.join(__dirname, '..', 'migrations'), logger });
     const pool = createPool(databaseUrl, logger, { max: 2 });
     try {
-      return await runCommand(pool, argv, output);
+      return await runCommand(pool, argv, output, {
+        keyEncryption: () => readKeyEncryption(env),
+        logger,
+        announce: (entries) => {
+          const { natsUrl, natsPrefix } = readCommonConfig(env);
+          return publishOnce({ natsUrl, natsPrefix }, entries);
+        },
+      });
     } finally {
       await pool.end();
     }

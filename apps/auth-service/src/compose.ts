@@ -15,6 +15,7 @@ import {
 } from '@custos/service-kit';
 import { createApp, SERVICE_NAME, type AppDeps } from './app';
 import type { AuthConfig } from './config';
+import { natsRevocationFeed, type RevocationFeed } from './revocation/feed';
 
 /** What a caller of `composeAuth` may put in place of the default, for tests. Production passes none. */
 export interface AuthOverrides {
@@ -25,6 +26,8 @@ export interface AuthOverrides {
   clock?: AppDeps['clock'];
   /** Replaces parts of `config.rateLimit` (e.g. a high limit so tests are not limited). */
   rateLimit?: AppDeps['rateLimit'];
+  /** Where revocations are announced; by default NATS at `config.natsUrl` (auth starts and serves without it). */
+  revocationFeed?: RevocationFeed;
 }
 
 /** auth-service wired together, not listening yet. */
@@ -48,12 +51,15 @@ export async function composeAuth(config: AuthConfig, overrides: AuthOverrides =
   await ensureDatabase(config.databaseUrl);
   await migrate({ databaseUrl: config.databaseUrl, schema: 'auth', dir: path.join(__dirname, '..', 'migrations'), logger });
   const pool = overrides.pool ?? createPool(config.databaseUrl, logger);
+  const revocationFeed =
+    overrides.revocationFeed ?? natsRevocationFeed({ natsUrl: config.natsUrl, natsPrefix: config.natsPrefix, logger });
   const app = await createApp({
     pool,
     logger,
     metrics: overrides.metrics ?? createMetrics(SERVICE_NAME),
     config,
     rateLimit: { ...config.rateLimit, ...overrides.rateLimit },
+    revocationFeed,
     ...(overrides.clock ? { clock: overrides.clock } : {}),
   });
   return {
@@ -61,7 +67,7 @@ export async function composeAuth(config: AuthConfig, overrides: AuthOverrides =
     logger,
     pool,
     app,
-    closers: overrides.pool ? [] : [() => pool.end()],
+    closers: [() => revocationFeed.close(), ...(overrides.pool ? [] : [() => pool.end()])],
     listen: async (port = config.port, host?: string) => {
       const server = createServer(app);
       await listen(server, port, host);

@@ -1,4 +1,5 @@
 import { ConfigError, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
+import { readKeyEncryption, type KeyEncryption } from './keys/key-encryption';
 
 /** Client ids an operator may choose (bootstrap): URL-safe, so they need no escaping anywhere. */
 export const CONFIGURED_CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -23,6 +24,8 @@ export interface AuthConfig extends CommonConfig {
    * 429 until the window ends (`AUTH_FAILURE_LIMIT`, default 10; `AUTH_FAILURE_WINDOW_SECONDS`, default 60).
    */
   rateLimit: { limit: number; windowMs: number };
+  /** Operator keys sealing the signing keys at rest (`AUTH_KEY_ENCRYPTION_KEY`, `AUTH_KEY_ENCRYPTION_KEY_PREVIOUS`). */
+  keyEncryption: KeyEncryption;
 }
 
 export function readAuthConfig(env: Env): AuthConfig {
@@ -44,6 +47,7 @@ export function readAuthConfig(env: Env): AuthConfig {
       limit: readInteger(env, 'AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
       windowMs: readInteger(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400) * 1000,
     },
+    keyEncryption: readKeyEncryption(env),
   };
 }
 

@@ -112,6 +112,69 @@ export const openapi = {
         },
       },
     },
+    '/oauth/revoke': {
+      post: {
+        tags: ['oauth'],
+        summary: 'revoke one of your access tokens (RFC 7009)',
+        description:
+          'Form fields `token` (the access token) and optionally `token_type_hint` (ignored: every token is an access ' +
+          'token). Client authentication and its failure limit as at `/oauth/token`. The answer is 200 with an empty ' +
+          'body whether or not the token was valid, and also for a token of another client, which stays valid: the ' +
+          'answer never confirms whose a token is. A revoked token is refused by pap and pdp within about a second ' +
+          '(they apply revocations published over NATS, and poll `/oauth/revocations`).',
+        security: [{ basic: [] }, {}],
+        requestBody: {
+          required: true,
+          content: {
+            'application/x-www-form-urlencoded': {
+              schema: {
+                type: 'object',
+                required: ['token'],
+                properties: {
+                  token: { type: 'string' },
+                  token_type_hint: { type: 'string', examples: ['access_token'] },
+                  client_id: { type: 'string' },
+                  client_secret: { type: 'string' },
+                },
+              },
+            },
+          },
+        },
+        responses: {
+          200: { description: 'revoked, or nothing to revoke', headers: { 'Cache-Control': { $ref: '#/components/headers/NoStore' } } },
+          400: oauthError('`invalid_request`: `token` missing, a field repeated, two authentication methods'),
+          401: {
+            ...oauthError('`invalid_client`: unknown client, wrong secret, no client authentication'),
+            headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Basic realm="custos"' } } },
+          },
+          405: oauthError('`invalid_request`: only POST; `Allow` lists it'),
+          413: oauthError(`\`invalid_request\`: body over ${TOKEN_BODY_LIMIT} bytes`),
+          415: oauthError('`invalid_request`: not `application/x-www-form-urlencoded` (UTF-8)'),
+          429: {
+            ...oauthError('`too_many_requests`: too many failed attempts for this client id or source address'),
+            headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } },
+          },
+        },
+      },
+    },
+    '/oauth/revocations': {
+      get: {
+        tags: ['oauth'],
+        summary: 'the revocations in force, for verifiers (public, like the JWKS)',
+        description:
+          'Every revoked client (`type: "sub"`: its tokens issued at or before `not_after`, seconds) and token (`type: "jti"`) ' +
+          'whose tokens may still be unexpired, each named only by the SHA-256 digest (base64url) of its id, with the time ' +
+          '(`expires_at`, seconds) after which it covers no valid token. pap and pdp load it at start and poll it; an ' +
+          '`ETag` makes an unchanged list a 304. The same document is published on NATS subject `<NATS_PREFIX>.auth.revocations` ' +
+          'for each revocation.',
+        security: [],
+        responses: {
+          200: json('the list', { $ref: '#/components/schemas/Revocations' }, { ETag: { schema: { type: 'string' } } }),
+          304: { description: 'unchanged since the `If-None-Match` ETag' },
+          405: problem('method not allowed'),
+        },
+      },
+    },
     '/.well-known/jwks.json': {
       get: {
         tags: ['oauth'],
@@ -167,7 +230,7 @@ export const openapi = {
       },
       delete: {
         tags: ['clients'],
-        summary: 'remove a client; it gets no new tokens at once, and the tokens it holds stop working when they expire (at most the token lifetime)',
+        summary: 'remove a client; it gets no new tokens at once, and the tokens it holds are revoked (pap and pdp refuse them within about a second)',
         responses: { 200: json('`true` when it existed and is gone, else `false`', { type: 'boolean' }), ...adminErrors },
       },
     },
@@ -176,13 +239,26 @@ export const openapi = {
       post: {
         tags: ['clients'],
         summary: 'rotate the secret: a new one replaces the old at once',
-        description: 'No request body is read. Tokens issued before stay valid until they expire.',
+        description:
+          'An optional JSON body `{"revoke_tokens": true}` also revokes every token issued to the client so far (for a ' +
+          'leaked secret); without it, tokens issued before stay valid until they expire.',
+        requestBody: {
+          required: false,
+          content: {
+            'application/json': {
+              schema: { type: 'object', properties: { revoke_tokens: { type: 'boolean', default: false } }, additionalProperties: false },
+            },
+          },
+        },
         responses: {
           200: json('the new secret, shown this once', { $ref: '#/components/schemas/RotatedSecret' }, {
             'Cache-Control': { $ref: '#/components/headers/NoStore' },
           }),
+          400: problem('the options are not valid (`revoke_tokens` must be a boolean; nothing else is accepted)'),
           404: problem('no such client (or one this administrator may not manage)'),
           ...adminErrors,
+          413: problem('options over 1024 bytes'),
+          415: problem('a body that is not `application/json`'),
         },
       },
     },
@@ -244,6 +320,25 @@ export const openapi = {
             enum: ['invalid_request', 'invalid_client', 'unsupported_grant_type', 'invalid_scope', 'too_many_requests', 'server_error', 'temporarily_unavailable'],
           },
           error_description: { type: 'string' },
+        },
+      },
+      Revocations: {
+        type: 'object',
+        required: ['revocations'],
+        properties: {
+          revocations: {
+            type: 'array',
+            items: {
+              type: 'object',
+              required: ['type', 'id', 'expires_at'],
+              properties: {
+                type: { enum: ['sub', 'jti'] },
+                id: { type: 'string', description: 'SHA-256 (base64url) of the client id or token id' },
+                not_after: { type: 'integer', description: '`sub` only: tokens issued at or before (seconds) are revoked' },
+                expires_at: { type: 'integer', description: 'seconds; no token it covers is valid after it' },
+              },
+            },
+          },
         },
       },
       Jwks: {

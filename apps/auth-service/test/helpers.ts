@@ -9,6 +9,7 @@ import type { AppDeps } from '../src/app';
 import { composeAuth } from '../src/compose';
 import { readAuthConfig } from '../src/config';
 import { basicAuthorization } from '../src/oauth/basic';
+import { NO_FEED } from '../src/revocation/feed';
 
 export const MIGRATIONS = path.join(__dirname, '..', 'migrations');
 
@@ -48,8 +49,14 @@ export async function testEnv(): Promise<TestEnv> {
     app: async ({ config, ...overrides } = {}) => {
       const base = readAuthConfig({ DATABASE_URL: database.url, LOG_LEVEL: 'debug' });
       const composed = await composeAuth(
-        { ...base, bootstrap: config?.bootstrap, trustProxy: config?.trustProxy ?? false },
-        { pool, logger, metrics: createMetrics('auth-service', false), ...overrides },
+        {
+          ...base,
+          bootstrap: config?.bootstrap,
+          trustProxy: config?.trustProxy ?? false,
+          ...(config?.keyEncryption === undefined ? {} : { keyEncryption: config.keyEncryption }),
+        },
+        // No NATS for app-level tests unless a test brings its own feed: nothing is left open after them.
+        { pool, logger, metrics: createMetrics('auth-service', false), revocationFeed: NO_FEED, ...overrides },
       );
       return composed.app;
     },

@@ -1,78 +1,117 @@
-import { FailureLimiter } from '../src/ratelimit/failure-limiter';
+import { FailureLimiter, type FailureLimiterOptions } from '../src/ratelimit/failure-limiter';
+import { testEnv, type TestEnv } from './helpers';
+
+/** The limiter against a real auth schema; each test counts under keys of its own. */
+let env: TestEnv;
+
+beforeAll(async () => {
+  env = await testEnv();
+});
+
+afterAll(async () => {
+  await env.close();
+});
 
 function clock(start = 1_000_000) {
   let now = start;
   return { now: () => now, advance: (ms: number) => (now += ms) };
 }
 
+const limiterOf = (options: FailureLimiterOptions) => new FailureLimiter(env.pool, options);
+/** One failed attempt of `key` as the token endpoint makes it (counted unless refused). */
+const fail = (limiter: FailureLimiter, key: string) => limiter.attempt([key]);
+const retryAfter = (limiter: FailureLimiter, key: string) => limiter.retryAfter([key]);
+const rows = async (prefix: string) =>
+  Number((await env.pool.query<{ n: string }>('SELECT count(*) AS n FROM auth.failure_windows WHERE key LIKE $1', [`${prefix}%`])).rows[0]?.n);
+
 describe('FailureLimiter', () => {
-  it('allows `limit` failures, then refuses until the window ends', () => {
+  it('allows `limit` failures, then refuses until the window ends', async () => {
     const time = clock();
-    const limiter = new FailureLimiter({ limit: 3, windowMs: 60_000, clock: time.now });
+    const limiter = limiterOf({ limit: 3, windowMs: 60_000, clock: time.now });
     for (let i = 0; i < 3; i++) {
-      expect(limiter.retryAfter('a')).toBeUndefined();
-      limiter.fail('a');
+      expect(await retryAfter(limiter, 'limit:a')).toBeUndefined();
+      expect(await fail(limiter, 'limit:a')).toEqual({ admitted: true });
     }
-    expect(limiter.retryAfter('a')).toBe(60);
+    expect(await retryAfter(limiter, 'limit:a')).toBe(60);
+    expect(await fail(limiter, 'limit:a')).toEqual({ admitted: false, retryAfterSeconds: 60 });
     time.advance(20_500);
-    expect(limiter.retryAfter('a')).toBe(40);
+    expect(await retryAfter(limiter, 'limit:a')).toBe(40);
     time.advance(39_000);
-    expect(limiter.retryAfter('a')).toBe(1);
+    expect(await retryAfter(limiter, 'limit:a')).toBe(1);
     time.advance(500);
-    expect(limiter.retryAfter('a')).toBeUndefined();
+    expect(await retryAfter(limiter, 'limit:a')).toBeUndefined();
   });
 
-  it('counts keys separately', () => {
+  it('counts keys separately', async () => {
     const time = clock();
-    const limiter = new FailureLimiter({ limit: 2, clock: time.now });
-    limiter.fail('a');
-    limiter.fail('a');
-    limiter.fail('b');
-    expect(limiter.retryAfter('a')).toBeGreaterThan(0);
-    expect(limiter.retryAfter('b')).toBeUndefined();
+    const limiter = limiterOf({ limit: 2, clock: time.now });
+    await fail(limiter, 'sep:a');
+    await fail(limiter, 'sep:a');
+    await fail(limiter, 'sep:b');
+    expect(await retryAfter(limiter, 'sep:a')).toBeGreaterThan(0);
+    expect(await retryAfter(limiter, 'sep:b')).toBeUndefined();
   });
 
-  it('forgets failures of a window that has ended', () => {
+  it('counts nothing when one of the keys of an attempt is at its limit', async () => {
     const time = clock();
-    const limiter = new FailureLimiter({ limit: 2, windowMs: 1000, clock: time.now });
-    limiter.fail('a');
+    const limiter = limiterOf({ limit: 2, clock: time.now });
+    await fail(limiter, 'both:client');
+    await fail(limiter, 'both:client');
+    expect(await limiter.attempt(['both:client', 'both:source'])).toEqual({ admitted: false, retryAfterSeconds: 60 });
+    // The source was not charged for the refused attempt: it still has both of its failures.
+    expect(await limiter.attempt(['both:source'])).toEqual({ admitted: true });
+    expect(await limiter.attempt(['both:source'])).toEqual({ admitted: true });
+    expect(await retryAfter(limiter, 'both:source')).toBe(60);
+  });
+
+  it('forgets failures of a window that has ended', async () => {
+    const time = clock();
+    const limiter = limiterOf({ limit: 2, windowMs: 1000, clock: time.now });
+    await fail(limiter, 'forget:a');
     time.advance(1000);
-    limiter.fail('a');
-    expect(limiter.retryAfter('a')).toBeUndefined();
-    limiter.fail('a');
-    expect(limiter.retryAfter('a')).toBe(1);
+    await fail(limiter, 'forget:a');
+    expect(await retryAfter(limiter, 'forget:a')).toBeUndefined();
+    await fail(limiter, 'forget:a');
+    expect(await retryAfter(limiter, 'forget:a')).toBe(1);
   });
 
-  it('stays bounded: expired keys are swept, then the oldest dropped', () => {
-    const time = clock();
-    const limiter = new FailureLimiter({ limit: 1, windowMs: 1000, maxKeys: 10, clock: time.now });
-    for (let i = 0; i < 10; i++) limiter.fail(`old-${i}`);
+  it('stays bounded: windows that ended are deleted', async () => {
+    const time = clock(5_000_000);
+    const limiter = limiterOf({ limit: 1, windowMs: 1000, clock: time.now });
+    for (let i = 0; i < 10; i++) await fail(limiter, `bounded:old-${i}`);
+    expect(await rows('bounded:')).toBe(10);
     time.advance(1000);
-    limiter.fail('new');
-    expect(limiter.size).toBe(1);
-    for (let i = 0; i < 50; i++) limiter.fail(`k-${i}`);
-    expect(limiter.size).toBeLessThanOrEqual(10);
-    expect(limiter.retryAfter('k-49')).toBe(1);
+    await fail(limiter, 'bounded:new');
+    expect(await rows('bounded:')).toBe(1);
+    for (let i = 0; i < 50; i++) await fail(limiter, `bounded:k-${i}`);
+    expect(await retryAfter(limiter, 'bounded:k-49')).toBe(1);
   });
 
-  it('forgives a failure taken back, never below zero', () => {
+  it('forgives a failure taken back, never below zero', async () => {
     const time = clock();
-    const limiter = new FailureLimiter({ limit: 2, clock: time.now });
-    limiter.fail('a');
-    limiter.fail('a');
-    expect(limiter.retryAfter('a')).toBeGreaterThan(0);
-    limiter.forgive('a');
-    expect(limiter.retryAfter('a')).toBeUndefined();
-    limiter.forgive('a');
-    limiter.forgive('a');
-    limiter.fail('a');
-    expect(limiter.retryAfter('a')).toBeUndefined();
-    limiter.forgive('never-failed');
-    expect(limiter.retryAfter('never-failed')).toBeUndefined();
+    const limiter = limiterOf({ limit: 2, clock: time.now });
+    await fail(limiter, 'forgive:a');
+    await fail(limiter, 'forgive:a');
+    expect(await retryAfter(limiter, 'forgive:a')).toBeGreaterThan(0);
+    await limiter.forgive(['forgive:a']);
+    expect(await retryAfter(limiter, 'forgive:a')).toBeUndefined();
+    await limiter.forgive(['forgive:a']);
+    await limiter.forgive(['forgive:a']);
+    await fail(limiter, 'forgive:a');
+    expect(await retryAfter(limiter, 'forgive:a')).toBeUndefined();
+    await limiter.forgive(['forgive:never-failed']);
+    expect(await retryAfter(limiter, 'forgive:never-failed')).toBeUndefined();
+  });
+
+  it('holds in total for limiters of several replicas on one database, also for parallel attempts', async () => {
+    const time = clock();
+    const replicas = [limiterOf({ limit: 5, clock: time.now }), limiterOf({ limit: 5, clock: time.now }), limiterOf({ limit: 5, clock: time.now })];
+    const outcomes = await Promise.all(Array.from({ length: 30 }, (_, i) => replicas[i % 3]?.attempt(['shared:a'])));
+    expect(outcomes.filter((outcome) => outcome?.admitted)).toHaveLength(5);
   });
 
   it('rejects nonsensical bounds', () => {
-    expect(() => new FailureLimiter({ limit: 0 })).toThrow();
-    expect(() => new FailureLimiter({ windowMs: -1 })).toThrow();
+    expect(() => limiterOf({ limit: 0 })).toThrow();
+    expect(() => limiterOf({ windowMs: -1 })).toThrow();
   });
 });

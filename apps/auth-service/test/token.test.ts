@@ -288,11 +288,23 @@ describe('POST /oauth/token — errors', () => {
 
 describe('POST /oauth/token — rate limit of failed attempts', () => {
   let limited: Express;
+  let limitedEnv: TestEnv;
   let now = Date.now();
 
   beforeAll(async () => {
+    // A database of its own: failure counts are shared through the database (as between replicas), and the
+    // failures the other tests make on purpose must not count here.
+    limitedEnv = await testEnv();
+    const store = new ClientStore(limitedEnv.pool);
+    for (const client of [acme, odd, plus]) {
+      await store.create({ id: client.id, secretHash: await hashSecret(client.secret), scopes: client.scopes, solutions: client.solutions, description: '' });
+    }
     // Addresses come from X-Forwarded-For (trusted from loopback), so one test can act as many sources.
-    limited = await env.app({ rateLimit: { limit: 3, windowMs: 60_000 }, clock: () => now, config: { bootstrap: undefined, trustProxy: 'loopback' } });
+    limited = await limitedEnv.app({ rateLimit: { limit: 3, windowMs: 60_000 }, clock: () => now, config: { bootstrap: undefined, trustProxy: 'loopback' } });
+  });
+
+  afterAll(async () => {
+    await limitedEnv.close();
   });
 
   const from = (address: string, body: string, headers: Record<string, string> = {}) => {

@@ -7,6 +7,7 @@ import {
   createPool,
   ensureDatabase,
   migrate,
+  RevocationList,
   TokenVerifier,
   type Logger,
   type ServiceMetrics,
@@ -59,7 +60,9 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
   const logger = overrides.logger ?? createLogger(SERVICE_NAME, config.logLevel);
   const metrics = overrides.metrics ?? createMetrics(SERVICE_NAME);
   const pool = createPool(config.databaseUrl, logger, overrides.pool);
-  const verifier = overrides.verifier ?? new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json` });
+  // Revoked clients and tokens (deleted clients, rotated secrets, RFC 7009): loaded from auth, followed over NATS.
+  const revocations = overrides.verifier ? undefined : new RevocationList({ url: `${config.authUrl}/oauth/revocations`, logger });
+  const verifier = overrides.verifier ?? new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json`, revocations });
   const propagation = overrides.propagation === false ? undefined : composePropagation(config, pool, logger, metrics);
   const deps: AppDeps = {
     pool,
@@ -75,6 +78,8 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
     start: async () => {
       await ensureDatabase(config.databaseUrl);
       await migrate({ databaseUrl: config.databaseUrl, schema: 'pap', dir: MIGRATIONS_DIR, logger });
+      revocations?.start();
+      if (revocations && propagation) propagation.link.onConnected((nc) => revocations.follow(nc, config.natsPrefix));
       if (propagation) {
         propagation.link.start();
         propagation.publisher.start();
@@ -85,7 +90,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
       const steps = propagation
         ? [() => propagation.publisher.stop(), () => propagation.responder.stop(), () => propagation.link.close()]
         : [];
-      for (const step of [...steps, () => pool.end()]) {
+      for (const step of [() => revocations?.stop(), ...steps, () => pool.end()]) {
         try {
           await step();
         } catch (error) {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Pool } from 'pg';
 import { connect, type NatsConnection } from 'nats';
 import {
+  RevocationList,
   TokenVerifier,
   createLogger,
   createPool,
@@ -200,10 +201,14 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
   if (overrides.startRetention ?? true) retention.start();
   await follower.start();
 
+  // Revoked tokens: the list is loaded from auth, followed over NATS and polled (docs/security.md).
+  const revocations =
+    overrides.verifier === undefined ? new RevocationList({ url: `${config.authUrl}/oauth/revocations`, logger }).start() : undefined;
+  revocations?.follow(nats, config.natsPrefix);
   const listener = createApp({
     logger,
     metrics,
-    verifier: overrides.verifier ?? new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json` }),
+    verifier: overrides.verifier ?? new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json`, revocations }),
     policies: follower,
     natsConnected: () => transport.connected,
     replicaId: config.replicaId,
@@ -233,6 +238,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     scheduler,
     retention,
     closers: [
+      () => revocations?.stop(),
       () => follower.stop(),
       () => scheduler?.stop(),
       () => retention.stop(),

@@ -10,6 +10,8 @@ export * from './auth/principal';
 export * from './auth/errors';
 export * from './auth/jwks';
 export * from './auth/verifier';
+export * from './auth/revocation';
+export * from './auth/revocation-list';
 export * from './auth/middleware';
 export * from './observability/logger';
 export * from './observability/metrics';

@@ -27,6 +27,8 @@ export class TestAuthority {
   jwksUrl = '';
   /** How many times the JWKS was fetched (to test caching). */
   jwksFetches = 0;
+  /** What `/oauth/revocations` serves, in its wire form (auth's revocation list); empty unless a test adds to it. */
+  revocations: unknown[] = [];
 
   constructor() {
     const pair = generateKeyPairSync('ec', { namedCurve: 'P-256' });
@@ -41,6 +43,11 @@ export class TestAuthority {
         const jwk = { ...this.publicKey.export({ format: 'jwk' }), kid: this.kid, alg: TOKEN_ALGORITHM, use: 'sig' };
         res.setHeader('Content-Type', 'application/json');
         res.end(JSON.stringify({ keys: [jwk] }));
+        return;
+      }
+      if (req.url === '/oauth/revocations') {
+        res.setHeader('Content-Type', 'application/json');
+        res.end(JSON.stringify({ revocations: this.revocations }));
         return;
       }
       res.statusCode = 404;

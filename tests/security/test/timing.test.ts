@@ -8,23 +8,33 @@ import { call, leakedSecrets } from './support/stack';
  * limit raised, so the many deliberate failures are not cut short by 429s.
  */
 let database: TestDatabase;
+let limitedDatabase: TestDatabase;
 let auth: RunningService;
 let limited: RunningService;
 let client: { id: string; secret: string };
+let limitedClient: { id: string; secret: string };
 
 beforeAll(async () => {
   database = await createTestDatabase('custos_timing');
-  const env = { DATABASE_URL: database.url, BOOTSTRAP_CLIENT_ID: ADMIN_ID, BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET, LOG_LEVEL: 'warn' };
-  auth = await startService('auth-service', { ...env, AUTH_FAILURE_LIMIT: '1000000' });
-  limited = await startService('auth-service', { ...env, AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_SECONDS: '600' });
-  const admin = await clientToken(auth.url, ADMIN_ID, ADMIN_SECRET);
-  const created = await call('POST', `${auth.url}/clients`, { token: admin, json: { solutions: ['acme'], scopes: ['event:decide'] } });
-  client = { id: created.body.client_id, secret: created.body.client_secret };
+  // Failure counts are shared through the database: the limited instance gets one of its own, so the
+  // deliberate failures of the timing runs do not count there.
+  limitedDatabase = await createTestDatabase('custos_timing');
+  const env = { BOOTSTRAP_CLIENT_ID: ADMIN_ID, BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET, LOG_LEVEL: 'warn' };
+  auth = await startService('auth-service', { ...env, DATABASE_URL: database.url, AUTH_FAILURE_LIMIT: '1000000' });
+  limited = await startService('auth-service', { ...env, DATABASE_URL: limitedDatabase.url, AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_SECONDS: '600' });
+  const register = async (url: string) => {
+    const admin = await clientToken(url, ADMIN_ID, ADMIN_SECRET);
+    const created = await call('POST', `${url}/clients`, { token: admin, json: { solutions: ['acme'], scopes: ['event:decide'] } });
+    return { id: created.body.client_id as string, secret: created.body.client_secret as string };
+  };
+  client = await register(auth.url);
+  limitedClient = await register(limited.url);
 }, 120_000);
 
 afterAll(async () => {
   await Promise.all([auth?.stop(), limited?.stop()]);
   await database?.drop();
+  await limitedDatabase?.drop();
 }, 60_000);
 
 interface Sample {
@@ -102,8 +112,8 @@ describe('POST /oauth/token: unknown client vs wrong secret', () => {
 
 describe('failed attempts are limited per client id and per source address', () => {
   it('after AUTH_FAILURE_LIMIT failures: 429 with Retry-After, even for the right secret, until the window ends', async () => {
-    for (let i = 0; i < 3; i += 1) expect((await tokenRequest(limited.url, client.id, 'wrong-secret-0123456789')).status).toBe(401);
-    for (const [id, secret] of [[client.id, client.secret], [client.id, 'wrong'], [`c_${randomBytes(8).toString('hex')}`, 'x']] as const) {
+    for (let i = 0; i < 3; i += 1) expect((await tokenRequest(limited.url, limitedClient.id, 'wrong-secret-0123456789')).status).toBe(401);
+    for (const [id, secret] of [[limitedClient.id, limitedClient.secret], [limitedClient.id, 'wrong'], [`c_${randomBytes(8).toString('hex')}`, 'x']] as const) {
       const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret });
       const response = await fetch(`${limited.url}/oauth/token`, { method: 'POST', headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body });
       expect(response.status).toBe(429);
@@ -111,11 +121,11 @@ describe('failed attempts are limited per client id and per source address', () 
       expect(response.headers.get('cache-control')).toBe('no-store');
       expect(((await response.json()) as { error: string }).error).toBe('too_many_requests');
     }
-    // The other instance counts its own failures (documented: per process).
+    // An instance on another database counts its own failures (replicas of one database share them: rate-limit-replicas.test.ts).
     expect((await tokenRequest(auth.url, client.id, client.secret)).status).toBe(200);
   });
 
   it('no secret appears in either process output', async () => {
-    expect(await leakedSecrets([auth, limited], [client.secret, ADMIN_SECRET])).toEqual([]);
+    expect(await leakedSecrets([auth, limited], [client.secret, limitedClient.secret, ADMIN_SECRET])).toEqual([]);
   });
 });

@@ -1,12 +1,15 @@
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
 import { ALL_SCOPES } from '@custos/contracts';
-import { HttpProblem } from '@custos/service-kit';
+import { HttpProblem, type Logger, type RevocationEntry } from '@custos/service-kit';
 import { isPossibleClientId } from '../clients/authenticate';
 import { ClientStore } from '../clients/client-store';
 import { toView } from '../clients/view';
 import { generateSecret, hashSecret } from '../hashing/secrets';
+import { secureKeysAtRest } from '../keys/at-rest';
+import type { KeyEncryption } from '../keys/key-encryption';
 import { DEFAULT_ACTIVATION_DELAY_SECONDS, listKeys, retireSigningKey, rotateSigningKey, type KeyInfo } from '../keys/rotation';
+import { RevocationStore } from '../revocation/revocation-store';
 import { registerClient, validateNewClient } from '../routes/clients';
 
 /** Where a command writes: stdout for results (secrets included), stderr for notes and errors. */
@@ -20,15 +23,25 @@ export const EXIT = { ok: 0, refused: 1, usage: 2 } as const;
 
 export class UsageError extends Error {}
 
+/** What commands need besides the database. */
+export interface CliContext {
+  /** The operator keys, read only when a command writes a key. */
+  keyEncryption: () => KeyEncryption;
+  logger: Logger;
+  /** Publishes revocations to pap and pdp over NATS; false when NATS cannot be reached. */
+  announce: (entries: readonly RevocationEntry[]) => Promise<boolean>;
+}
+
 export const USAGE = `usage: npm run clients -- <command> [options]
 
 commands:
   create --solutions <s1,s2|*> --scopes <scope1,scope2> [--description <text>]
                           register a client; prints its id and secret (the secret is shown this once)
   list                    every client (never a secret)
-  delete <client-id>      remove a client; tokens it already holds expire within their lifetime (1 h)
-  rotate-secret <client-id>
-                          a new secret replaces the old one at once; prints it this once
+  delete <client-id>      remove a client and revoke the tokens it holds
+  rotate-secret <client-id> [--revoke-tokens]
+                          a new secret replaces the old one at once; prints it this once;
+                          --revoke-tokens also revokes the tokens issued so far (a leaked secret)
   rotate-key [--activate-in <seconds>]
                           new signing key: published now, signs after the delay (default ${DEFAULT_ACTIVATION_DELAY_SECONDS} s);
                           the old key stays published until every token it signed has expired
@@ -40,7 +53,8 @@ options:
   --help                  this text
 
 scopes: ${ALL_SCOPES.join(', ')}
-The database is DATABASE_URL (default postgres://postgres@127.0.0.1:5432/custos), created and migrated if needed.`;
+The database is DATABASE_URL (default postgres://postgres@127.0.0.1:5432/custos), created and migrated if needed.
+rotate-key encrypts keys as auth-service does: set AUTH_KEY_ENCRYPTION_KEY (and AUTH_KEY_ENCRYPTION_KEY_PREVIOUS) as for it.`;
 
 const list = (text: string | undefined): string[] =>
   (text ?? '')
@@ -80,7 +94,7 @@ function withDashedValuesLast(argv: readonly string[]): string[] {
 }
 
 /** Runs one command against the database behind `pool`; returns the exit code. */
-export async function runCommand(pool: Pool, argv: readonly string[], output: CliOutput): Promise<number> {
+export async function runCommand(pool: Pool, argv: readonly string[], output: CliOutput, context: CliContext): Promise<number> {
   const { values, positionals } = parseArgs({
     args: withDashedValuesLast(argv),
     allowPositionals: true,
@@ -90,6 +104,7 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
       scopes: { type: 'string', multiple: true },
       description: { type: 'string' },
       'activate-in': { type: 'string' },
+      'revoke-tokens': { type: 'boolean', default: false },
       json: { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
@@ -109,6 +124,11 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
     return first;
   };
   const clients = new ClientStore(pool);
+  /** Revokes every token of `id` issued so far and tells pap and pdp, or says when they learn it. */
+  const revokeTokensOf = async (id: string) => {
+    const entry = await new RevocationStore(pool).revokeClient(id, Date.now());
+    if (!(await context.announce([entry]))) output.err('note: nats unreachable; pap and pdp refuse its tokens after their next poll of auth (within 5 s)');
+  };
 
   switch (command) {
     case 'create': {
@@ -159,9 +179,10 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
         output.err(`no client \`${id.slice(0, 128)}\``);
         return EXIT.refused;
       }
+      await revokeTokensOf(id);
       if (!json) {
         output.out(`deleted ${id}`);
-        output.err('tokens it already holds stay valid until they expire (at most 1 h); it cannot get new ones');
+        output.err('its tokens are revoked: pap and pdp refuse them within seconds instead of when they expire; it cannot get new ones');
       }
       return EXIT.ok;
     }
@@ -173,11 +194,17 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
         output.err(`no client \`${id.slice(0, 128)}\``);
         return EXIT.refused;
       }
+      const revoke = values['revoke-tokens'] === true;
+      if (revoke) await revokeTokensOf(id);
       if (json) output.out(JSON.stringify({ client_id: id, client_secret: secret }));
       else {
         output.out(`client_id:     ${id}`);
         output.out(`client_secret: ${secret}`);
-        output.err('the old secret no longer works; tokens issued before stay valid until they expire');
+        output.err(
+          revoke
+            ? 'the old secret no longer works, and the tokens issued before are revoked'
+            : 'the old secret no longer works; tokens issued before stay valid until they expire (--revoke-tokens revokes them)',
+        );
       }
       return EXIT.ok;
     }
@@ -186,7 +213,10 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
       const raw = values['activate-in'];
       const delay = raw === undefined ? DEFAULT_ACTIVATION_DELAY_SECONDS : /^\d{1,6}$/.test(raw) ? Number(raw) : NaN;
       if (!Number.isInteger(delay) || delay > 604_800) throw new UsageError('--activate-in takes whole seconds, 0 to 604800');
-      const rotation = await rotateSigningKey(pool, delay);
+      // Like auth at start: every stored key under the current operator key, or a refusal naming the one missing.
+      const encryption = context.keyEncryption();
+      await secureKeysAtRest(pool, encryption, context.logger);
+      const rotation = await rotateSigningKey(pool, delay, encryption);
       if (json) {
         output.out(JSON.stringify({ key: keyJson(rotation.key), retiring: rotation.retiring.map(keyJson), deleted: rotation.deleted }));
       } else {

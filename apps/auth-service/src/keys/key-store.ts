@@ -1,8 +1,9 @@
-import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { createHash, createPublicKey, generateKeyPair, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
 import type { Pool } from 'pg';
 import { TOKEN_ALGORITHM } from '@custos/contracts';
 import type { KeySource, Logger } from '@custos/service-kit';
+import { NO_ENCRYPTION, privateKeyOf, storedForm, type KeyEncryption } from './key-encryption';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
 
@@ -23,7 +24,8 @@ interface LoadedKey {
   kid: string;
   algorithm: string;
   publicKey: KeyObject;
-  privateKey: KeyObject;
+  /** Undefined when the key is sealed under an operator key this instance does not hold: published, never used to sign. */
+  privateKey: KeyObject | undefined;
   jwk: PublicJwk;
   createdAt: Date;
   activatesAt: Date;
@@ -42,11 +44,15 @@ interface KeyRow {
 
 export interface KeyStoreOptions {
   logger: Logger;
+  /** Operator keys that seal private keys at rest (none: stored in the clear). */
+  encryption?: KeyEncryption;
   /** An unknown kid triggers a reload from the database at most this often. */
   minReloadIntervalMs?: number;
   /** The JWKS is reloaded from the database when the copy in memory is older than this. */
   maxAgeMs?: number;
 }
+
+const isUsable = (key: LoadedKey): key is LoadedKey & { privateKey: KeyObject } => key.privateKey !== undefined;
 
 /** Serialises key creation and rotation across every auth instance and the CLI (pg_advisory_xact_lock). */
 export const KEY_LOCK = "hashtext('custos.auth.signing_keys')";
@@ -75,6 +81,9 @@ export class KeyStore implements KeySource {
   private loadedAt = 0;
   private reloading: Promise<void> | undefined;
   private readonly logger: Logger;
+  private readonly encryption: KeyEncryption;
+  /** Kids already reported as unopenable, so a reload every few seconds does not repeat it. */
+  private readonly reported = new Set<string>();
   private readonly minReloadIntervalMs: number;
   private readonly maxAgeMs: number;
 
@@ -83,6 +92,7 @@ export class KeyStore implements KeySource {
     options: KeyStoreOptions,
   ) {
     this.logger = options.logger;
+    this.encryption = options.encryption ?? NO_ENCRYPTION;
     this.minReloadIntervalMs = options.minReloadIntervalMs ?? 5_000;
     this.maxAgeMs = options.maxAgeMs ?? 10_000;
   }
@@ -114,7 +124,7 @@ export class KeyStore implements KeySource {
         const key = await generateEs256();
         await client.query(
           'INSERT INTO auth.signing_keys (kid, algorithm, private_key, public_jwk) VALUES ($1, $2, $3, $4)',
-          [key.kid, TOKEN_ALGORITHM, key.privatePem, JSON.stringify(key.jwk)],
+          [key.kid, TOKEN_ALGORITHM, storedForm(key.kid, key.privatePem, this.encryption), JSON.stringify(key.jwk)],
         );
         kid = key.kid;
         this.logger.info({ kid }, 'signing key created');
@@ -153,7 +163,7 @@ export class KeyStore implements KeySource {
         kid: row.kid,
         algorithm: row.algorithm,
         publicKey,
-        privateKey: createPrivateKey({ key: row.private_key, format: 'pem' }),
+        privateKey: this.openPrivateKey(row, this.published.get(row.kid)?.privateKey),
         jwk,
         createdAt: row.created_at,
         activatesAt: row.activates_at,
@@ -166,13 +176,37 @@ export class KeyStore implements KeySource {
   }
 
   /**
+   * A key another instance sealed under an operator key this one lacks (the operator key was rotated
+   * while it ran, and the key is new) is published but not used to sign: the keys it can open keep signing.
+   */
+  private openPrivateKey(row: KeyRow, opened: KeyObject | undefined): KeyObject | undefined {
+    let key: KeyObject | undefined;
+    let failure: unknown;
+    try {
+      key = privateKeyOf(row.kid, row.private_key, this.encryption);
+    } catch (error) {
+      failure = error;
+    }
+    // Re-wrapped under an operator key this instance lacks (another instance started with a new one): the
+    // key itself did not change, so the copy opened before keeps signing.
+    if (!key && opened) return opened;
+    if (!key && !this.reported.has(row.kid)) {
+      this.reported.add(row.kid);
+      if (failure === undefined) this.logger.warn({ kid: row.kid }, 'signing key is sealed under an operator key this instance does not hold; not signing with it');
+      else this.logger.error({ kid: row.kid, err: failure }, 'signing key cannot be opened; not signing with it');
+    }
+    return key;
+  }
+
+  /**
    * The key that signs new tokens: of the published keys, the one activated last. Chosen at each
    * call, so a key waiting to activate takes over at its time on every instance that has loaded it.
    * Throws when none is usable (readiness reports that first).
    */
   signingKey(now: number = Date.now()): SigningKey {
-    let chosen: LoadedKey | undefined;
+    let chosen: (LoadedKey & { privateKey: KeyObject }) | undefined;
     for (const key of this.published.values()) {
+      if (!isUsable(key)) continue;
       if (key.activatesAt.getTime() > now) continue;
       if (key.retiresAt !== null && key.retiresAt.getTime() <= now) continue;
       if (!chosen || key.activatesAt > chosen.activatesAt) chosen = key;

@@ -2,6 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import { TOKEN_ALGORITHM } from '@custos/contracts';
 import { onlyRow } from '@custos/service-kit';
 import { TOKEN_LIFETIME_SECONDS } from '../oauth/access-token';
+import { NO_ENCRYPTION, storedForm, type KeyEncryption } from './key-encryption';
 import { generateEs256, KEY_LOCK } from './key-store';
 
 /**
@@ -90,7 +91,11 @@ export async function listKeys(pool: Pool): Promise<KeyInfo[]> {
  * of an earlier rotation that has not activated yet is withdrawn. When no key signs at all (a new
  * database), the new key signs at once. Keys retired more than a day ago are deleted.
  */
-export async function rotateSigningKey(pool: Pool, activationDelaySeconds = DEFAULT_ACTIVATION_DELAY_SECONDS): Promise<Rotation> {
+export async function rotateSigningKey(
+  pool: Pool,
+  activationDelaySeconds = DEFAULT_ACTIVATION_DELAY_SECONDS,
+  encryption: KeyEncryption = NO_ENCRYPTION,
+): Promise<Rotation> {
   if (!Number.isInteger(activationDelaySeconds) || activationDelaySeconds < 0 || activationDelaySeconds > 7 * 24 * 3600) {
     throw new RangeError('the activation delay must be a whole number of seconds between 0 and 604800');
   }
@@ -106,7 +111,7 @@ export async function rotateSigningKey(pool: Pool, activationDelaySeconds = DEFA
       `INSERT INTO auth.signing_keys (kid, algorithm, private_key, public_jwk, activates_at)
        VALUES ($1, $2, $3, $4, now() + make_interval(secs => $5))
        RETURNING ${INFO_COLUMNS}`,
-      [fresh.kid, TOKEN_ALGORITHM, fresh.privatePem, JSON.stringify(fresh.jwk), delay],
+      [fresh.kid, TOKEN_ALGORITHM, storedForm(fresh.kid, fresh.privatePem, encryption), JSON.stringify(fresh.jwk), delay],
     );
     const key = toInfo(onlyRow(inserted, 'insert signing key'));
     // A key still waiting to activate never signed anything: withdrawn now, or it would take over

@@ -4,6 +4,7 @@ import type { ClientRecord, ClientStore } from '../clients/client-store';
 import { idParam } from '../clients/admin-guard';
 import { isPossibleClientId } from '../clients/authenticate';
 import { mayManage, toView } from '../clients/view';
+import type { Revoker } from '../revocation/revoker';
 
 export const CLIENT_PATH = '/clients/:id';
 
@@ -19,8 +20,11 @@ export async function manageableClient(clients: ClientStore, req: Request, res: 
 
 export const unknownClient = (id: string) => problems.notFound(`no client \`${id.slice(0, 128)}\``);
 
-/** GET /clients/{id} (the client, 404 if unknown) and DELETE /clients/{id} (true when it existed). */
-export function clientRoute(clients: ClientStore, guard: RequestHandler[]): RouteHandlers {
+/**
+ * GET /clients/{id} (the client, 404 if unknown) and DELETE /clients/{id} (true when it existed). A
+ * deleted client's tokens are revoked: pap and pdp refuse them within a second, not at their expiry.
+ */
+export function clientRoute(clients: ClientStore, guard: RequestHandler[], revoker: Revoker): RouteHandlers {
   const show = async (req: Request, res: Response): Promise<void> => {
     const client = await manageableClient(clients, req, res);
     if (!client) throw unknownClient(idParam(req));
@@ -28,7 +32,9 @@ export function clientRoute(clients: ClientStore, guard: RequestHandler[]): Rout
   };
   const remove = async (req: Request, res: Response): Promise<void> => {
     const client = await manageableClient(clients, req, res);
-    res.status(200).json(client ? await clients.delete(client.id) : false);
+    const deleted = client ? await clients.delete(client.id) : false;
+    if (client && deleted) await revoker.revokeClient(client.id);
+    res.status(200).json(deleted);
   };
   return { get: [...guard, show], delete: [...guard, remove] };
 }

@@ -1,12 +1,11 @@
 import type { Request, Response } from 'express';
-import { formBody, type Logger, type RouteHandlers } from '@custos/service-kit';
-import { authenticateClient } from '../clients/authenticate';
-import type { ClientStore } from '../clients/client-store';
+import { formBody, type RouteHandlers } from '@custos/service-kit';
 import type { KeyStore } from '../keys/key-store';
 import { signAccessToken, TOKEN_LIFETIME_SECONDS } from '../oauth/access-token';
-import { parseAuthorization } from '../oauth/basic';
+import { authenticateCaller, credentialsOf, field, refuseCredentialsInUrl, type ClientAuthDeps, type Fields } from '../oauth/client-auth';
 import { noStore, oauthErrors } from '../oauth/errors';
-import type { Clock, FailureLimiter } from '../ratelimit/failure-limiter';
+import type { Clock } from '../ratelimit/failure-limiter';
+import type { RevocationStore } from '../revocation/revocation-store';
 
 export const TOKEN_PATH = '/oauth/token';
 /** A token request is a handful of short fields. */
@@ -23,49 +22,11 @@ export interface TokenResponse {
   scope: string;
 }
 
-export interface TokenRouteDeps {
-  clients: ClientStore;
+export interface TokenRouteDeps extends ClientAuthDeps {
   keys: KeyStore;
-  /** Failed attempts per claimed client id and per source address. */
-  limiters: { clients: FailureLimiter; sources: FailureLimiter };
+  revocations: RevocationStore;
   clock: Clock;
-  logger: Logger;
   issued: () => void;
-}
-
-type Fields = Record<string, string[]>;
-
-/** One value of a field; RFC 6749 §3.1: a repeated field is an error, an empty one counts as absent. */
-function field(fields: Fields, name: string): string | undefined {
-  const values = fields[name];
-  if (values === undefined) return undefined;
-  if (values.length > 1) throw oauthErrors.invalidRequest(`\`${name}\` is given more than once`);
-  return values[0] === '' ? undefined : values[0];
-}
-
-/** Which client claims to call, and with which secret (exactly one authentication method). */
-function credentialsOf(req: Request, fields: Fields): { clientId: string; clientSecret: string } {
-  const formId = field(fields, 'client_id');
-  const formSecret = field(fields, 'client_secret');
-  const header = parseAuthorization(req.headers.authorization);
-  switch (header.kind) {
-    case 'unsupported':
-      // RFC 6749 §5.2: an unsupported authentication method is invalid_client.
-      throw oauthErrors.invalidClient();
-    case 'basic':
-      if (formSecret !== undefined) {
-        throw oauthErrors.invalidRequest('use one client authentication method: http basic or `client_secret`, not both');
-      }
-      if (formId !== undefined && formId !== header.clientId) {
-        throw oauthErrors.invalidRequest('`client_id` differs from the client of the basic credentials');
-      }
-      return header;
-    case 'none':
-      if (formId === undefined && formSecret === undefined) throw oauthErrors.invalidClient();
-      if (formId === undefined) throw oauthErrors.invalidRequest('`client_id` is required with `client_secret`');
-      if (formSecret === undefined) throw oauthErrors.invalidRequest('`client_secret` is required with `client_id`');
-      return { clientId: formId, clientSecret: formSecret };
-  }
 }
 
 /** The requested scopes, deduplicated; undefined when none was asked for (all of the client's). */
@@ -78,50 +39,21 @@ function requestedScopes(scope: string | undefined): Set<string> | undefined {
   return new Set(tokens);
 }
 
-const sourceOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
-
 /** POST /oauth/token: client credentials grant (RFC 6749 §4.4, api.md §2.1). */
 export function tokenRoute(deps: TokenRouteDeps): RouteHandlers {
-  const { clients, keys, limiters, clock, logger } = deps;
+  const { keys, revocations, clock } = deps;
   const handler = async (req: Request, res: Response): Promise<void> => {
     noStore(res);
-    if (typeof req.query.client_secret !== 'undefined') {
-      throw oauthErrors.invalidRequest('client credentials must not be sent in the URL');
-    }
+    refuseCredentialsInUrl(req);
     const fields = req.body as Fields;
     const grantType = field(fields, 'grant_type');
     if (grantType === undefined) throw oauthErrors.invalidRequest('`grant_type` is required');
     if (grantType !== GRANT_TYPE) {
       throw oauthErrors.unsupportedGrantType(`only \`${GRANT_TYPE}\` is supported, not \`${grantType.slice(0, 64)}\``);
     }
-    const { clientId, clientSecret } = credentialsOf(req, fields);
+    const credentials = credentialsOf(req, fields);
     const requested = requestedScopes(field(fields, 'scope'));
-
-    // Real ids are at most 128 characters; longer claims share a bounded key.
-    const clientKey = clientId.slice(0, 128);
-    const source = sourceOf(req);
-    const wait = Math.max(limiters.clients.retryAfter(clientKey) ?? 0, limiters.sources.retryAfter(source) ?? 0);
-    if (wait > 0) throw oauthErrors.tooManyRequests(wait);
-
-    // Counted as failed until proven right, so parallel guesses cannot all pass the check above.
-    limiters.clients.fail(clientKey);
-    limiters.sources.fail(source);
-    const forgive = () => {
-      limiters.clients.forgive(clientKey);
-      limiters.sources.forgive(source);
-    };
-    let client;
-    try {
-      client = await authenticateClient(clients, clientId, clientSecret);
-    } catch (error) {
-      forgive(); // the database failed, not the caller
-      throw error;
-    }
-    if (!client) {
-      logger.warn({ clientId: clientKey, source, requestId: res.locals.requestId }, 'client authentication failed');
-      throw oauthErrors.invalidClient();
-    }
-    forgive();
+    const client = await authenticateCaller(req, res, credentials, deps);
 
     let scopes = client.scopes;
     if (requested) {
@@ -131,11 +63,13 @@ export function tokenRoute(deps: TokenRouteDeps): RouteHandlers {
       }
       scopes = client.scopes.filter((scope) => requested.has(scope));
     }
+    // After a revocation of this client's tokens, new ones are dated past it (by a second at most).
+    const earliest = await revocations.issueNoEarlierThan(client.id);
     const accessToken = signAccessToken(await keys.currentSigningKey(), {
       clientId: client.id,
       scopes,
       solutions: client.solutions,
-      nowMs: clock(),
+      nowMs: Math.max(clock(), (earliest ?? 0) * 1000),
     });
     deps.issued();
     const body: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, scope: scopes.join(' ') };

@@ -1,5 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { egressRefusal, guardedLookup } from '../egress';
 
 /** Largest answer read from a PIP or PXP. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -25,6 +26,8 @@ export interface PostOptions {
  */
 export function postJson(url: URL, body: unknown, options: PostOptions): Promise<unknown> {
   return new Promise<unknown>((resolve, reject) => {
+    const refused = egressRefusal(url); // PDP_CALL_ALLOW (docs/security.md, egress)
+    if (refused !== undefined) return reject(new CallError(`the call is refused: ${refused}`, 'refused'));
     const payload = Buffer.from(JSON.stringify(body), 'utf8');
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let settled = false;
@@ -44,6 +47,7 @@ export function postJson(url: URL, body: unknown, options: PostOptions): Promise
       {
         method: 'POST',
         agent: options.agent,
+        lookup: guardedLookup(url),
         headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length },
       },
       (response) => {

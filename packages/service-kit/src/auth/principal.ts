@@ -1,5 +1,12 @@
 import { ALL_SOLUTIONS } from '@custos/contracts';
 
+/** The token a principal presented: what revoking it takes (`jti`), and its times in seconds. */
+export interface TokenFacts {
+  id: string | undefined;
+  issuedAt: number;
+  expiresAt: number;
+}
+
 /** Who is calling, as proven by a verified access token. */
 export class Principal {
   readonly allSolutions: boolean;
@@ -8,6 +15,7 @@ export class Principal {
     readonly clientId: string,
     readonly scopes: ReadonlySet<string>,
     readonly solutions: ReadonlySet<string>,
+    readonly token: TokenFacts = { id: undefined, issuedAt: 0, expiresAt: 0 },
   ) {
     this.allSolutions = solutions.has(ALL_SOLUTIONS);
   }

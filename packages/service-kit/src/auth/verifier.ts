@@ -5,6 +5,7 @@ import { problems } from '../http/problem';
 import { invalidToken, missingToken } from './errors';
 import { JwksClient } from './jwks';
 import { Principal } from './principal';
+import { revocationDigest, type RevocableToken, type RevocationCheck } from './revocation';
 
 /** Where verification keys come from: the JWKS over HTTP, or (in the auth service) its own key store. */
 export interface KeySource {
@@ -28,6 +29,11 @@ export interface TokenVerifierOptions {
    * compromise) would stay accepted until its own `exp`, which a forger chooses.
    */
   cacheTtlMs?: number;
+  /**
+   * Revoked clients and tokens (a RevocationList), consulted on every request, cached token or not.
+   * Until it has been loaded once, tokens are answered 503: accepting them could accept a revoked one.
+   */
+  revocations?: RevocationCheck;
 }
 
 interface CachedPrincipal {
@@ -36,6 +42,7 @@ interface CachedPrincipal {
   notBeforeMs: number;
   /** When the cache entry lapses (the signature is checked again then), at most `exp`. */
   recheckAtMs: number;
+  revocable: RevocableToken;
 }
 
 const CACHE_LIMIT = 10_000;
@@ -52,10 +59,12 @@ export class TokenVerifier {
   private readonly audience: string;
   private readonly toleranceMs: number;
   private readonly cacheTtlMs: number;
+  private readonly revocations: RevocationCheck | undefined;
 
   constructor(options: TokenVerifierOptions) {
     this.keys = options.keys ?? TokenVerifier.jwksClient(options);
     this.cacheTtlMs = options.cacheTtlMs ?? 60_000;
+    this.revocations = options.revocations;
     this.issuer = options.issuer ?? TOKEN_ISSUER;
     this.audience = options.audience ?? TOKEN_AUDIENCE;
     this.toleranceMs = (options.clockToleranceSeconds ?? 30) * 1000;
@@ -76,14 +85,28 @@ export class TokenVerifier {
     const token = bearerToken(header);
     const now = Date.now();
     const hit = this.cache.get(token);
+    let verified: CachedPrincipal | undefined;
     if (hit) {
-      if (now < hit.recheckAtMs && now < hit.expiresAtMs + this.toleranceMs && now + this.toleranceMs >= hit.notBeforeMs) return hit.principal;
-      this.cache.delete(token);
+      if (now < hit.recheckAtMs && now < hit.expiresAtMs + this.toleranceMs && now + this.toleranceMs >= hit.notBeforeMs) verified = hit;
+      else this.cache.delete(token);
     }
-    const verified = await this.verify(token);
-    if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-    this.cache.set(token, verified);
+    if (!verified) {
+      verified = await this.verify(token);
+      if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
+      this.cache.set(token, verified);
+    }
+    await this.refuseRevoked(verified.revocable);
     return verified.principal;
+  }
+
+  private async refuseRevoked(token: RevocableToken): Promise<void> {
+    if (!this.revocations) return;
+    try {
+      await this.revocations.ready();
+    } catch {
+      throw problems.serviceUnavailable(ERROR_CODES.serviceUnavailable, 'token revocations cannot be fetched right now', 1);
+    }
+    if (this.revocations.isRevoked(token)) throw invalidToken('the token has been revoked');
   }
 
   private async verify(token: string): Promise<CachedPrincipal> {
@@ -111,8 +134,14 @@ export class TokenVerifier {
       throw invalidToken(describeJwtError(error));
     }
     const expiresAtMs = (claims.exp ?? 0) * 1000;
+    const principal = toPrincipal(claims);
     return {
-      principal: toPrincipal(claims),
+      principal,
+      revocable: {
+        subjectDigest: revocationDigest(principal.clientId),
+        tokenDigest: principal.token.id === undefined ? undefined : revocationDigest(principal.token.id),
+        issuedAt: principal.token.issuedAt,
+      },
       expiresAtMs,
       notBeforeMs: (claims.nbf ?? 0) * 1000,
       recheckAtMs: Math.min(Date.now() + this.cacheTtlMs, expiresAtMs + this.toleranceMs),
@@ -146,6 +175,12 @@ function toPrincipal(claims: jwt.JwtPayload): Principal {
   if (typeof claims.sub !== 'string' || typeof claims.exp !== 'number') throw invalidToken('missing claims');
   const scope = typeof claims.scope === 'string' ? claims.scope : '';
   const solutions = Array.isArray(claims.solutions) ? claims.solutions.filter((s): s is string => typeof s === 'string') : [];
-  return new Principal(claims.sub, new Set(scope.split(' ').filter(Boolean)), new Set(solutions));
+  const token = {
+    id: typeof claims.jti === 'string' ? claims.jti : undefined,
+    // A token without `iat` counts as issued at the epoch: revoking its client covers it.
+    issuedAt: typeof claims.iat === 'number' ? claims.iat : 0,
+    expiresAt: claims.exp,
+  };
+  return new Principal(claims.sub, new Set(scope.split(' ').filter(Boolean)), new Set(solutions), token);
 }
 

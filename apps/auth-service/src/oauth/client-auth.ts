@@ -1,0 +1,99 @@
+import { createHash } from 'node:crypto';
+import type { Request, Response } from 'express';
+import type { Logger } from '@custos/service-kit';
+import { authenticateClient } from '../clients/authenticate';
+import type { ClientRecord, ClientStore } from '../clients/client-store';
+import type { FailureLimiter } from '../ratelimit/failure-limiter';
+import { parseAuthorization } from './basic';
+import { oauthErrors } from './errors';
+
+/** A urlencoded form as formBody parses it: every value of every field. */
+export type Fields = Record<string, string[]>;
+
+/** One value of a field; RFC 6749 §3.1: a repeated field is an error, an empty one counts as absent. */
+export function field(fields: Fields, name: string): string | undefined {
+  const values = fields[name];
+  if (values === undefined) return undefined;
+  if (values.length > 1) throw oauthErrors.invalidRequest(`\`${name}\` is given more than once`);
+  return values[0] === '' ? undefined : values[0];
+}
+
+/** Credentials in the query string end up in logs and histories: refused before anything else is read. */
+export function refuseCredentialsInUrl(req: Request): void {
+  if (typeof req.query.client_secret !== 'undefined') {
+    throw oauthErrors.invalidRequest('client credentials must not be sent in the URL');
+  }
+}
+
+/** Which client claims to call, and with which secret (exactly one authentication method). */
+export function credentialsOf(req: Request, fields: Fields): { clientId: string; clientSecret: string } {
+  const formId = field(fields, 'client_id');
+  const formSecret = field(fields, 'client_secret');
+  const header = parseAuthorization(req.headers.authorization);
+  switch (header.kind) {
+    case 'unsupported':
+      // RFC 6749 §5.2: an unsupported authentication method is invalid_client.
+      throw oauthErrors.invalidClient();
+    case 'basic':
+      if (formSecret !== undefined) {
+        throw oauthErrors.invalidRequest('use one client authentication method: http basic or `client_secret`, not both');
+      }
+      if (formId !== undefined && formId !== header.clientId) {
+        throw oauthErrors.invalidRequest('`client_id` differs from the client of the basic credentials');
+      }
+      return header;
+    case 'none':
+      if (formId === undefined && formSecret === undefined) throw oauthErrors.invalidClient();
+      if (formId === undefined) throw oauthErrors.invalidRequest('`client_id` is required with `client_secret`');
+      if (formSecret === undefined) throw oauthErrors.invalidRequest('`client_secret` is required with `client_id`');
+      return { clientId: formId, clientSecret: formSecret };
+  }
+}
+
+/**
+ * The limiter's key of a claimed client id or an address: digested, so any text a caller sends (NUL, lone
+ * surrogates) can be stored, and the table holds no client ids.
+ */
+const limitKey = (kind: 'client' | 'source', value: string): string => `${kind}:${createHash('sha256').update(value, 'utf8').digest('base64url')}`;
+
+const sourceOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+export interface ClientAuthDeps {
+  clients: ClientStore;
+  /** Failed attempts per claimed client id and per source address, shared by every replica. */
+  limiter: FailureLimiter;
+  logger: Logger;
+}
+
+/**
+ * The calling client, authenticated by its credentials (RFC 6749 §2.3.1) under the failure limit:
+ * 429 while the client id or the source address has failed too often, else 401 for wrong credentials.
+ */
+export async function authenticateCaller(
+  req: Request,
+  res: Response,
+  { clientId, clientSecret }: { clientId: string; clientSecret: string },
+  deps: ClientAuthDeps,
+): Promise<ClientRecord> {
+  // Real ids are at most 128 characters; longer claims share a bounded key.
+  const clientKey = clientId.slice(0, 128);
+  const source = sourceOf(req);
+  const limited = [limitKey('client', clientKey), limitKey('source', source)];
+  // Counted as failed until proven right, so parallel guesses cannot all pass.
+  const attempt = await deps.limiter.attempt(limited);
+  if (!attempt.admitted) throw oauthErrors.tooManyRequests(attempt.retryAfterSeconds);
+  const forgive = () => deps.limiter.forgive(limited);
+  let client;
+  try {
+    client = await authenticateClient(deps.clients, clientId, clientSecret);
+  } catch (error) {
+    await forgive().catch(() => undefined); // the database failed, not the caller
+    throw error;
+  }
+  if (!client) {
+    deps.logger.warn({ clientId: clientKey, source, requestId: res.locals.requestId }, 'client authentication failed');
+    throw oauthErrors.invalidClient();
+  }
+  await forgive();
+  return client;
+}
