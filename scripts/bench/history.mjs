@@ -1,7 +1,9 @@
-// Benchmark of issue 4 — usage control with memory and reach:
+// Benchmark of issues 4 and 11 — usage control with memory and reach:
 //   1. decisions of a history-using policy ("at most N per day and user": the event is recorded in PostgreSQL under its
-//      action's lock, then counted) at 50 concurrent clients spread over 3 pdp replicas — target p99 ≤ 5 ms;
-//      once with every client on one action (one lock, the worst case) and once spread over 16 actions;
+//      action's lock, then counted) at 50 concurrent clients spread over 3 pdp replicas — targets p99 ≤ 5 ms and
+//      ≥ 3,000 decisions/s on one action (one lock, the worst case); also spread over 16 actions. Beside it, the floor:
+//      one client running lock + insert + count + commit in a loop (what one action reaches one decision at a time),
+//      and the exactness check: a limit of N under the same concurrency allows exactly N;
 //   2. decisions of a pure policy at a fixed rate, alone and while the history traffic of 1. runs — target: within 10 %;
 //   3. the time a PIP answered from its ttl cache adds to a decision, in-process (engine + the pdp's resolver, built) —
 //      target ≤ 20 µs; and, informational, the pdp's CPU time per request over HTTP with and without that PIP.
@@ -26,12 +28,12 @@ const NS =
   'xmlns:pip="http://www.mydata-control.de/4.0/pip"';
 const S = lib.SOLUTION;
 
-/** "At most a billion per day and user" on `action`: every decision records and counts, none is ever inhibited. */
-const limitPolicy = (name, action) => `<policy ${NS} id="${lib.policyId(name)}">
+/** "At most `limit` per day and user" on `action` (a billion: every decision records and counts, none is inhibited). */
+const limitPolicy = (name, action, limit = 1_000_000_000) => `<policy ${NS} id="${lib.policyId(name)}">
   <mechanism event="urn:action:${S}:${action}">
     <if><greater><count><eventOccurrence event="urn:action:${S}:${action}">
           <parameter:string name="user" jsonPathQuery="$.id"><event:string eventParameter="user" jsonPathQuery="$.id" default=""/></parameter:string>
-        </eventOccurrence><when fixedTime="today"/></count><constant:number value="1000000000"/></greater>
+        </eventOccurrence><when fixedTime="today"/></count><constant:number value="${limit}"/></greater>
       <then><inhibit reason="daily limit"/></then></if>
     <else><allow/></else>
   </mechanism>
@@ -48,6 +50,11 @@ const rolePolicy = (name, action, withPip) => `<policy ${NS} id="${lib.policyId(
     <else><inhibit/></else>
   </mechanism>
 </policy>`;
+
+const LIMIT = 500;
+const LIMIT_REQUESTS = 3 * LIMIT;
+const FLOOR_ACTION = `urn:action:${S}:floor`;
+const FLOOR_LOCK_KEY = '4242424242';
 
 /** Users u0…u(n-1): each connection cycles through several bodies (autocannon `requests`). */
 const bodies = (action, users) =>
@@ -103,6 +110,74 @@ async function acrossReplicas(pdps, headers, requestBodies, { connections, durat
     p99: Math.max(...runs.map((run) => run.latency.p99)),
     perReplicaP99: runs.map((run) => run.latency.p99),
   };
+}
+
+/**
+ * The floor of a decision that records under its action's lock, one at a time: one client, like pgbench, running
+ * BEGIN; lock; INSERT; count; COMMIT against the same table (synchronous commit, as the pdp by default).
+ */
+async function lockedTransactionFloor(databaseUrl, seconds) {
+  const { Client } = lib.require('pg');
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  const dayStart = Date.now() - (Date.now() % 86_400_000);
+  const latencies = [];
+  try {
+    const deadline = performance.now() + seconds * 1000;
+    while (performance.now() < deadline) {
+      const started = performance.now();
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [FLOOR_LOCK_KEY]);
+      await client.query(`INSERT INTO pdp.history_events (action, solution, occurred_at, revision, keys) VALUES ($1, '${S}', $2, 0, ARRAY['k']::text[])`, [
+        FLOOR_ACTION,
+        Date.now(),
+      ]);
+      await client.query(`SELECT count(*)::int AS n FROM pdp.history_events WHERE action = $1 AND occurred_at >= $2 AND keys @> ARRAY['k']::text[]`, [
+        FLOOR_ACTION,
+        dayStart,
+      ]);
+      await client.query('COMMIT');
+      latencies.push(performance.now() - started);
+    }
+    await client.query('DELETE FROM pdp.history_events WHERE action = $1', [FLOOR_ACTION]);
+  } finally {
+    await client.end();
+  }
+  return { perSecond: latencies.length / seconds, p50: lib.percentile(latencies, 50), p99: lib.percentile(latencies, 99) };
+}
+
+/**
+ * Exactness under load: LIMIT_REQUESTS decisions of one user on an action limited to LIMIT per day, 50 at a time
+ * spread over the replicas. Every answer is read: exactly LIMIT may be allowed, and every event must be recorded.
+ */
+async function limitExactness(core, pdps, action) {
+  const body = JSON.stringify({
+    actionId: { scope: S, action },
+    timestamp: Date.now(),
+    parameters: [{ name: 'user', value: { value: { id: 'only-user' }, type: 'com.acme.User', isComplex: true } }],
+  });
+  let allowed = 0;
+  let inhibited = 0;
+  let failed = 0;
+  await lib.pool(
+    Array.from({ length: LIMIT_REQUESTS }, (_, i) => i),
+    CONNECTIONS,
+    async (i) => {
+      const answer = await lib.decide(core, pdps[i % pdps.length], action, { body });
+      if (answer.status !== 200) failed += 1;
+      else if (answer.allowed === true) allowed += 1;
+      else inhibited += 1;
+    },
+  );
+  const { Client } = lib.require('pg');
+  const client = new Client({ connectionString: core.database.url });
+  await client.connect();
+  try {
+    const recorded = (await client.query('SELECT count(*)::int AS n FROM pdp.history_events WHERE action = $1', [`urn:action:${S}:${action}`])).rows[0].n;
+    return { allowed, inhibited, failed, recorded };
+  } finally {
+    await client.end();
+  }
 }
 
 /** In-process: µs per decide() of the pip policy (ttl cache warm) minus µs per decide() of the constant policy. */
@@ -180,6 +255,7 @@ export async function run(options = {}) {
     if (register.status !== 200) throw new Error(`registering the PIP answered ${register.status}: ${register.text}`);
     const policies = [
       [limitPolicy('hot', 'hot'), 'hot'],
+      [limitPolicy('limited', 'limited', LIMIT), 'limited'],
       ...Array.from({ length: SPREAD_ACTIONS }, (_, i) => [limitPolicy(`spread${i}`, `spread${i}`), `spread${i}`]),
       [lib.maskPolicy('pure', 'pure'), 'pure'],
       [rolePolicy('pip', 'pip', true), 'pip'],
@@ -201,9 +277,16 @@ export async function run(options = {}) {
     lib.log(`warm-up`);
     await acrossReplicas(pdps, headers, bodies('hot', 8), { connections: CONNECTIONS, duration: quick ? 1 : 3, title: 'warm' });
 
+    lib.log(`floor: one client, lock + insert + count + commit in a loop, ${duration} s`);
+    const floor = await lockedTransactionFloor(core.database.url, duration);
+    lib.log(`  ${lib.fmt(floor.perSecond)} tx/s, p50 ${lib.fmt(floor.p50)} ms, p99 ${lib.fmt(floor.p99)} ms`);
+
     lib.log(`history decisions, one action (one lock), ${CONNECTIONS} connections over ${REPLICAS} replicas, ${duration} s`);
     const hot = await acrossReplicas(pdps, headers, bodies('hot', 64), { connections: CONNECTIONS, duration, title: 'hot' });
     lib.log(`  ${lib.fmt(hot.rps)} req/s, p50 ${hot.p50} ms, p99 ${hot.p99} ms (per replica ${hot.perReplicaP99.join(', ')})`);
+    lib.log(`exactness: ${LIMIT_REQUESTS} decisions of one user limited to ${LIMIT} a day, ${CONNECTIONS} at a time over ${REPLICAS} replicas`);
+    const exact = await limitExactness(core, pdps, 'limited');
+    lib.log(`  allowed ${exact.allowed}, inhibited ${exact.inhibited}, failed ${exact.failed}, recorded ${exact.recorded}`);
     const spreadBodies = Array.from({ length: SPREAD_ACTIONS }, (_, i) => bodies(`spread${i}`, 4)).flat();
     lib.log(`history decisions over ${SPREAD_ACTIONS} actions, ${CONNECTIONS} connections over ${REPLICAS} replicas, ${duration} s`);
     const spread = await acrossReplicas(pdps, headers, spreadBodies, { connections: CONNECTIONS, duration, title: 'spread' });
@@ -234,7 +317,7 @@ export async function run(options = {}) {
     const constantHttp = await cpuPerRequest('const');
     const pipHttp = await cpuPerRequest('pip');
 
-    const failures = hot.bad + spread.bad + pureAlone.bad + pureBusy.bad + background.bad + constantHttp.bad + pipHttp.bad;
+    const failures = exact.failed + hot.bad + spread.bad + pureAlone.bad + pureBusy.bad + background.bad + constantHttp.bad + pipHttp.bad;
     if (failures > 0) notes.push(`${failures} requests failed or timed out during the runs (see the per-run logs above).`);
     const pureRatio = pureBusy.p99 / Math.max(0.001, pureAlone.p99);
     notes.push(
@@ -256,6 +339,7 @@ export async function run(options = {}) {
           caption: `${CONNECTIONS} connections over ${REPLICAS} replicas, ${duration} s each (p99: the worst replica's)`,
           header: ['traffic', 'req/s', 'p50 ms', 'p99 ms'],
           rows: [
+            ['floor: 1 client, lock + insert + count + commit', lib.fmt(floor.perSecond), lib.fmt(floor.p50), lib.fmt(floor.p99)],
             ['history, one action (one lock)', lib.fmt(hot.rps), hot.p50, hot.p99],
             [`history, ${SPREAD_ACTIONS} actions`, lib.fmt(spread.rps), spread.p50, spread.p99],
             [`pure at ${pureRate} req/s, alone`, lib.fmt(pureAlone.rps), pureAlone.p50, pureAlone.p99],
@@ -266,12 +350,24 @@ export async function run(options = {}) {
       ],
       targets: [
         lib.target('history p99, one action, 50 clients / 3 replicas', `${hot.p99} ms`, '≤ 5 ms', hot.p99 <= 5),
+        lib.target(
+          'history decisions/s, one action, 50 clients / 3 replicas',
+          `${lib.fmt(hot.rps)} (${lib.fmt(hot.rps / floor.perSecond)}× the 1-client floor of ${lib.fmt(floor.perSecond)} tx/s)`,
+          '≥ 3,000',
+          hot.rps >= 3000,
+        ),
+        lib.target(
+          `allowed of ${LIMIT_REQUESTS} concurrent decisions limited to ${LIMIT}`,
+          `${exact.allowed} (recorded ${exact.recorded}, failed ${exact.failed})`,
+          `exactly ${LIMIT}`,
+          exact.allowed === LIMIT && exact.recorded === LIMIT_REQUESTS && exact.failed === 0,
+        ),
         lib.target(`history p99, ${SPREAD_ACTIONS} actions, 50 clients / 3 replicas`, `${spread.p99} ms`, '≤ 5 ms', spread.p99 <= 5),
         lib.target('pure p99 beside history / alone', `${lib.fmt(pureRatio)}×`, '≤ 1.10×', pureRatio <= 1.1),
         lib.target('PIP ttl cache hit, added time per decision', `${lib.fmt(inProcess.added, 2)} µs`, '≤ 20 µs', inProcess.added <= 20),
       ],
       notes,
-      figures: { hot, spread, pureAlone, pureBusy, background, inProcess, constantHttp, pipHttp },
+      figures: { floor, exact, hot, spread, pureAlone, pureBusy, background, inProcess, constantHttp, pipHttp },
     };
   } finally {
     await core.stop();
