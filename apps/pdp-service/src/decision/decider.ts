@@ -9,13 +9,12 @@ import {
 } from '@custos/policy-engine';
 import type { Logger } from '@custos/service-kit';
 import type { DefaultDecision } from '../config';
-import type { MemberVerdict } from '../history/batch';
 import type { ActionPlan } from '../history/plan';
+import type { RecordedEvent } from '../history/batch';
 import type { PgHistoryStore } from '../history/store';
 import type { HttpPipResolver } from '../pip/resolver';
 import type { ActivePolicySet } from '../policy-set/follower';
 import type { PxpGateway } from '../pxp/gateway';
-import { CallMemo, type CallPorts } from './call-memo';
 
 export interface DeciderOptions {
   defaultDecision: DefaultDecision;
@@ -43,12 +42,6 @@ export const UNAVAILABLE_HISTORY: EventHistory = {
 const fixedClock = (now: number): Clock => ({ now: () => now });
 
 /**
- * How often a recorded decision may leave its batch to ask PIPs or PXPs its locked evaluation needed; the last time,
- * questions still unanswered get what a failed call gets (PIP: default; execute: false).
- */
-export const MAX_BATCH_ATTEMPTS = 3;
-
-/**
  * Decides one event with the active set, for POST /event, /event/explain and timer ticks. The cost depends only on
  * what the event's action needs (its plan, looked up once):
  *
@@ -56,17 +49,13 @@ export const MAX_BATCH_ATTEMPTS = 3;
  *   the database is never touched;
  * - ports without history: PIPs and PXPs only;
  * - history, action not recorded: every history question is one statement on the pool;
- * - action recorded: the decision joins the batch of its action (HistoryBatcher): one transaction under the
- *   action's lock records the events of the decisions that arrived together and evaluates them in arrival order, each
- *   seeing the events before it; it commits before any answer. If the batch cannot record (database down) or its
- *   commit fails, the decision is taken with an unavailable history: history-using mechanisms fail closed, the others
- *   decide as usual, and nothing is allowed on the strength of a record that does not exist.
- *
- *   No PIP or PXP is asked while the lock is held (a slow PIP would hold up every decision of the action). The locked
- *   evaluation answers them from a CallMemo filled beforehand by an evaluation outside the lock (a "rehearsal" that
- *   reads the history without recording, like an explanation). Actions whose decisions have never asked skip the
- *   rehearsal; a decision that asks an unknown question under the lock leaves the batch unrecorded, is rehearsed,
- *   and joins the next one (at most MAX_BATCH_ATTEMPTS times), and its action is rehearsed from then on.
+ * - action recorded: the event is recorded with those of the other decisions of its action that arrived together
+ *   (HistoryBatcher: one statement under the action's lock), then the decision is taken outside any lock against the
+ *   events up to its own — exactly what it would see deciding alone at its turn — and answered once the record is on
+ *   disk. PIPs and PXPs are therefore never asked while a lock is held. If recording fails (database down), the
+ *   decision is taken with an unavailable history: history-using mechanisms fail closed, the others decide as usual.
+ *   If durability cannot be confirmed, the decision is taken again the same way, so nothing is allowed on the
+ *   strength of a record that may not exist.
  *
  * Explanations never record and never store: they get a history that only reads and counts the explained event as
  * if it had been recorded; the engine itself never calls PXPs while explaining.
@@ -75,8 +64,6 @@ export class Decider {
   private readonly options: DecideOptions;
   private readonly explainOptions: DecideOptions;
   private readonly clock: Clock;
-  /** Plans of actions whose decisions asked a PIP or PXP: rehearsed before they join a batch. */
-  private readonly callingPlans = new WeakSet<ActionPlan>();
 
   constructor(private readonly deps: DeciderOptions) {
     this.options = { defaultDecision: deps.defaultDecision, timeZone: deps.timeZone };
@@ -115,66 +102,29 @@ export class Decider {
     return { pip: this.deps.pip?.bind(active.components), pxp: this.deps.pxp?.executor(active.components) };
   }
 
-  private async recorded(active: ActivePolicySet, plan: ActionPlan, event: EngineEvent, solution: string, ports: CallPorts): Promise<EngineDecision> {
+  private async recorded(
+    active: ActivePolicySet,
+    plan: ActionPlan,
+    event: EngineEvent,
+    solution: string,
+    ports: Pick<EvaluationPorts, 'pip' | 'pxp'>,
+  ): Promise<EngineDecision> {
     const store = this.deps.history;
     const now = this.clock.now();
     if (store === undefined) return decide(active.set, event, this.options, { ...ports, clock: fixedClock(now) });
-    const memo = new CallMemo();
-    const keys = store.hasher.eventKeys(event.parameters, plan.filters);
-    if (this.callingPlans.has(plan)) await this.rehearse(active, plan, event, memo.recording(ports), now);
-    for (let attempt = 1; ; attempt += 1) {
-      const last = attempt >= MAX_BATCH_ATTEMPTS;
-      const outcome = await store.batcher.submit<EngineDecision>({
-        plan,
-        revision: active.revision,
-        solution,
-        keys,
-        now,
-        evaluate: (history, at) => this.evaluateLocked(active, event, memo, ports, history, at, last),
-      });
-      if (outcome.kind === 'committed') return outcome.value;
-      if (outcome.kind === 'unrecorded') {
-        this.deps.logger.warn(
-          { action: event.action, stage: outcome.stage },
-          outcome.stage === 'open'
-            ? 'event could not be recorded; history-using mechanisms fail closed'
-            : 'event history transaction lost; decided again with history-using mechanisms failing closed',
-        );
-        return decide(active.set, event, this.options, { ...memo.recording(ports), clock: fixedClock(outcome.at), history: UNAVAILABLE_HISTORY });
-      }
-      this.callingPlans.add(plan);
-      await this.rehearse(active, plan, event, memo.recording(ports), now);
-    }
-  }
-
-  /** The evaluation under the lock: history from the batch, PIP and PXP answers from the memo only. */
-  private async evaluateLocked(
-    active: ActivePolicySet,
-    event: EngineEvent,
-    memo: CallMemo,
-    ports: CallPorts,
-    history: EventHistory,
-    at: number,
-    last: boolean,
-  ): Promise<MemberVerdict<EngineDecision>> {
-    const missesBefore = memo.misses;
-    const decision = await decide(active.set, event, this.options, { ...memo.replaying(ports), clock: fixedClock(at), history });
-    if (memo.misses === missesBefore) return { kind: 'decided', value: decision };
-    if (!last) return { kind: 'withdrawn' };
-    this.deps.logger.warn({ action: event.action }, 'a pip or pxp question first asked under the history lock took its failure answer');
-    return { kind: 'decided', value: decision };
-  }
-
-  /**
-   * An evaluation outside the lock, to ask the PIPs and PXPs the locked one will need: history as an explanation
-   * sees it (read, never written), the answer thrown away. A failure here only means fewer answers known.
-   */
-  private async rehearse(active: ActivePolicySet, plan: ActionPlan, event: EngineEvent, calls: CallPorts, now: number): Promise<void> {
-    const history = this.deps.history?.explainer(plan, event, now);
+    let recorded: RecordedEvent;
     try {
-      await decide(active.set, event, this.options, { ...calls, clock: fixedClock(now), history });
+      const keys = store.hasher.eventKeys(event.parameters, plan.filters);
+      recorded = await store.batcher.record({ plan, revision: active.revision, solution, keys, now });
     } catch (error) {
-      this.deps.logger.warn({ err: error, action: event.action }, 'rehearsal of a recorded decision failed');
+      this.deps.logger.warn({ err: error, action: event.action }, 'event could not be recorded; history-using mechanisms fail closed');
+      return decide(active.set, event, this.options, { ...ports, clock: fixedClock(now), history: UNAVAILABLE_HISTORY });
     }
+    const clock = fixedClock(recorded.at);
+    // Deciding and the disk flush of the record overlap; the answer waits for both.
+    const [decision, durable] = await Promise.all([decide(active.set, event, this.options, { ...ports, clock, history: recorded.history }), recorded.durable]);
+    if (durable) return decision;
+    this.deps.logger.warn({ action: event.action }, 'event history record not confirmed on disk; decided again with history-using mechanisms failing closed');
+    return decide(active.set, event, this.options, { ...ports, clock, history: UNAVAILABLE_HISTORY });
   }
 }

@@ -1,20 +1,18 @@
 import type { Pool, PoolClient } from 'pg';
-import type { EventHistory } from '@custos/policy-engine';
+import type { EventHistory, ValueChangedRequest } from '@custos/policy-engine';
 import type { Logger } from '@custos/service-kit';
-import { BatchRound, type BatchEvent } from './batch-history';
-import { BatchTransaction } from './batch-transaction';
+import { ActionCounts } from './action-counts';
+import { RecordedHistory } from './batch-history';
+import { RECORD_EVENTS_STATEMENT } from './batch-sql';
+import { isConnectionError } from './connection';
+import { DurabilityWaiter } from './durability';
 import type { HistoryHasher } from './hashing';
 import type { ActionPlan } from './plan';
+import { PoolReads } from './pool-reads';
 import type { HistoryStoreMetrics } from './store';
 
-/** What a member's evaluation under the lock came to. */
-export type MemberVerdict<T> =
-  | { readonly kind: 'decided'; readonly value: T }
-  /** It needs an answer that may only be asked outside the lock (a PIP, a PXP): it leaves the batch unrecorded. */
-  | { readonly kind: 'withdrawn' };
-
-/** One decision that records its event. */
-export interface BatchEntry<T> {
+/** One decision's event to record. */
+export interface RecordRequest {
   readonly plan: ActionPlan;
   readonly revision: number;
   readonly solution: string;
@@ -22,20 +20,18 @@ export interface BatchEntry<T> {
   readonly keys: readonly string[];
   /** The decision's clock reading when it arrived. */
   readonly now: number;
-  /**
-   * Decides with `history` at occurrence time `at`, while the action's lock is held: it must ask nothing outside the
-   * process. May be called more than once (when another member leaves the batch); only the last answer counts.
-   */
-  evaluate(history: EventHistory, at: number): Promise<MemberVerdict<T>>;
 }
 
-export type BatchOutcome<T> =
-  /** The event is committed and `value` was decided with the history as of its place in the batch. */
-  | { readonly kind: 'committed'; readonly value: T; readonly at: number }
-  /** Nothing was recorded; decide again outside the lock and submit anew. */
-  | { readonly kind: 'withdrawn' }
-  /** The history could not be opened or committed: nothing of the batch is recorded (fail closed). */
-  | { readonly kind: 'unrecorded'; readonly at: number; readonly stage: 'open' | 'commit' };
+/** A recorded event: its occurrence time (the decision's "now"), the history to decide with, and its durability. */
+export interface RecordedEvent {
+  readonly at: number;
+  readonly history: EventHistory;
+  /**
+   * Resolves true once the event is on disk (at once with `PDP_HISTORY_SYNC_COMMIT=off`), false when that could not
+   * be confirmed: the decision must then not be answered on the strength of this record.
+   */
+  readonly durable: Promise<boolean>;
+}
 
 export interface BatcherOptions {
   pool: Pool;
@@ -43,13 +39,18 @@ export interface BatcherOptions {
   logger: Logger;
   synchronousCommit: boolean;
   metrics?: HistoryStoreMetrics;
-  /** Most decisions in one transaction; more wait for the next one. */
+  /** Most events recorded by one statement; more wait for the next one. */
   maxBatch: number;
+  /** valueChanged of recorded decisions (the store's atomic compare-and-store on the pool). */
+  valueChanged: (request: ValueChangedRequest, revision: number) => Promise<boolean>;
 }
 
+/** Most events a batch hands back from those recorded since the replica's previous batch of the action. */
+export const CATCH_UP_LIMIT = 10_000;
+
 interface Waiting {
-  readonly entry: BatchEntry<unknown>;
-  readonly resolve: (outcome: BatchOutcome<unknown>) => void;
+  readonly request: RecordRequest;
+  readonly resolve: (recorded: RecordedEvent) => void;
   readonly reject: (error: unknown) => void;
 }
 
@@ -58,144 +59,130 @@ interface Queue {
   running: boolean;
 }
 
+interface RecordedRow {
+  id: string;
+  at: string;
+  keys: string[];
+}
+
 /**
- * Group commit for recorded decisions: in each replica, the decisions of one action that arrive while a transaction
- * of that action is running wait and then go together in the next one — one connection, one lock, one commit for
- * up to `maxBatch` decisions. Inside, the decisions are evaluated in arrival order semantics (BatchRound): each
- * sees the events of those before it, so "at most N" stays exact across replicas, and every answer waits for the
- * commit that makes its event durable. A batch waits for nothing but the running one: a lone decision goes at once.
- *
- * A member whose evaluation fails (throws) or withdraws leaves the batch unrecorded; the others are evaluated again
- * without it (reads are kept for the batch, so this costs no round trip), so one decision never fails another.
+ * Group recording of the events of recorded decisions. In each replica, the decisions of one action that arrive while
+ * a batch of that action is being recorded wait, then go together: one statement (pdp.record_events) takes the
+ * action's lock, inserts their events in arrival order and commits, the lock held for the inserts only. Each decision
+ * then decides outside any lock, against the events up to its own (RecordedHistory), and is answered once the batch
+ * is on disk. A batch waits for nothing but the one before it: a lone decision goes at once. A failure to record
+ * fails the decisions of that batch closed; a failure while deciding concerns that decision only.
  */
 export class HistoryBatcher {
   private readonly queues = new Map<string, Queue>();
+  /** Per action lock key: what this replica knows of the action's events, under the plan it was learnt with. */
+  private readonly known = new Map<string, { plan: ActionPlan; counts: ActionCounts }>();
+  private readonly reads: PoolReads;
+  private readonly disk: DurabilityWaiter;
 
-  constructor(private readonly options: BatcherOptions) {}
+  constructor(private readonly options: BatcherOptions) {
+    this.reads = new PoolReads(options.pool, options.logger, options.metrics);
+    this.disk = new DurabilityWaiter(options.pool, options.logger, options.metrics);
+  }
 
-  submit<T>(entry: BatchEntry<T>): Promise<BatchOutcome<T>> {
-    return new Promise<BatchOutcome<T>>((resolve, reject) => {
-      const key = entry.plan.lockKey;
+  /** Records the event with those of its batch; rejects when it could not be recorded (nothing is then recorded). */
+  record(request: RecordRequest): Promise<RecordedEvent> {
+    return new Promise<RecordedEvent>((resolve, reject) => {
+      const key = request.plan.lockKey;
       let queue = this.queues.get(key);
       if (queue === undefined) {
         queue = { waiting: [], running: false };
         this.queues.set(key, queue);
       }
-      queue.waiting.push({ entry, resolve: resolve as (outcome: BatchOutcome<unknown>) => void, reject });
+      queue.waiting.push({ request, resolve, reject });
       if (!queue.running) void this.drain(key, queue);
     });
   }
 
   private async drain(key: string, queue: Queue): Promise<void> {
     queue.running = true;
-    try {
-      while (queue.waiting.length > 0) {
-        const members = queue.waiting.splice(0, this.options.maxBatch);
-        const opened = await this.run(members);
-        if (!opened) {
-          // The database is out of reach: those who queued meanwhile fail closed now rather than each waiting a timeout.
-          const stranded = queue.waiting.splice(0);
-          for (const member of stranded) member.resolve({ kind: 'unrecorded', at: member.entry.now, stage: 'open' });
-        }
+    while (queue.waiting.length > 0) {
+      const batch = queue.waiting.splice(0, this.options.maxBatch);
+      const failure = await this.recordBatch(batch);
+      if (failure !== undefined) {
+        // The database is out of reach: those who queued meanwhile fail closed now rather than each waiting a timeout.
+        for (const member of queue.waiting.splice(0)) member.reject(failure);
       }
-    } finally {
-      queue.running = false;
-      if (queue.waiting.length === 0) this.queues.delete(key);
-      else void this.drain(key, queue);
     }
+    queue.running = false;
+    this.queues.delete(key);
   }
 
-  /** One batch; false when its transaction could not be opened. Never throws. */
-  private async run(members: Waiting[]): Promise<boolean> {
-    const first = (members[0] as Waiting).entry;
+  /**
+   * Records one batch and hands each member its RecordedEvent as soon as the lock is released; durability is awaited
+   * in the background (DurabilityWaiter), so the next batch of the action need not wait for this one's disk flush. Resolves the error
+   * when the batch could not be recorded. Never throws.
+   */
+  private async recordBatch(batch: Waiting[]): Promise<unknown> {
+    const first = (batch[0] as Waiting).request;
     const { action, lockKey } = first.plan;
+    const counts = this.countsFor(first.plan);
     let client: PoolClient;
     try {
       client = await this.options.pool.connect();
     } catch (error) {
-      this.options.metrics?.failures('record');
-      this.options.logger.warn({ err: error, action }, 'event history unreachable; history-using mechanisms fail closed');
-      for (const member of members) member.resolve({ kind: 'unrecorded', at: member.entry.now, stage: 'open' });
-      return false;
+      return this.failed(batch, error, action);
     }
-    const tx = new BatchTransaction(client, this.options.logger, this.options.metrics);
-    let last: number | null;
+    let rows: RecordedRow[];
     try {
-      last = await tx.open(lockKey, action, this.options.synchronousCommit);
+      const since = counts.last;
+      const result = await client.query<RecordedRow>(RECORD_EVENTS_STATEMENT, [
+        lockKey,
+        action,
+        since?.id ?? null,
+        since?.at ?? null,
+        batch.map((member) => member.request.solution),
+        batch.map((member) => Math.trunc(member.request.now)),
+        batch.map((member) => member.request.revision),
+        batch.map((member) => member.request.keys.join(' ')),
+        CATCH_UP_LIMIT,
+      ]);
+      rows = result.rows;
+      client.release();
     } catch (error) {
-      this.options.metrics?.failures('record');
-      this.options.logger.warn({ err: error, action }, 'event history batch could not start; history-using mechanisms fail closed');
-      await tx.rollback(error);
-      for (const member of members) member.resolve({ kind: 'unrecorded', at: member.entry.now, stage: 'open' });
-      return false;
+      client.release(error instanceof Error && isConnectionError(error) ? error : undefined);
+      return this.failed(batch, error, action);
     }
-
-    let active = members;
-    let decided: unknown[] = [];
-    let times: number[] = [];
-    while (active.length > 0) {
-      times = occurrenceTimes(active, last);
-      const events: BatchEvent[] = active.map((member, index) => ({
-        at: times[index] as number,
-        keys: new Set(member.entry.keys),
-        revision: member.entry.revision,
-      }));
-      const round = new BatchRound(tx, this.options.hasher, action, events);
-      const verdicts = await Promise.allSettled(
-        active.map(async (member, index) => {
-          try {
-            return await member.entry.evaluate(round.historyOf(index), times[index] as number);
-          } finally {
-            round.done(index);
-          }
-        }),
-      );
-      if (tx.failed) break;
-      const staying: Waiting[] = [];
-      decided = [];
-      verdicts.forEach((verdict, index) => {
-        const member = active[index] as Waiting;
-        if (verdict.status === 'rejected') member.reject(verdict.reason);
-        else if (verdict.value.kind === 'withdrawn') member.resolve({ kind: 'withdrawn' });
-        else {
-          staying.push(member);
-          decided.push(verdict.value.value);
-        }
-      });
-      if (staying.length === active.length) {
-        const committed = await tx.commit(
-          active.map((member, index) => ({
-            action,
-            solution: member.entry.solution,
-            at: times[index] as number,
-            revision: member.entry.revision,
-            keys: member.entry.keys,
-          })),
-          round.valueWrites(),
-        );
-        active.forEach((member, index) => {
-          const at = times[index] as number;
-          member.resolve(committed ? { kind: 'committed', value: decided[index], at } : { kind: 'unrecorded', at, stage: 'commit' });
-        });
-        return true;
+    const events = rows.map((row) => ({ id: Number(row.id), at: Number(row.at), keys: new Set(row.keys) }));
+    counts.catchUp(events, rows.length < CATCH_UP_LIMIT);
+    // The batch's own events are the newest: the last `batch.length` rows, in arrival order.
+    const own = events.slice(events.length - batch.length);
+    const durable = this.options.synchronousCommit ? this.disk.afterCommit() : Promise.resolve(true);
+    batch.forEach((member, index) => {
+      const event = own[index];
+      if (event === undefined) {
+        member.reject(new Error('the event history did not return the recorded event'));
+        return;
       }
-      active = staying;
-    }
-    // A read failed (the transaction is aborted), or every member left.
-    await tx.rollback();
-    active.forEach((member, index) => member.resolve({ kind: 'unrecorded', at: times[index] ?? member.entry.now, stage: 'commit' }));
-    return true;
+      const revision = member.request.revision;
+      member.resolve({
+        at: event.at,
+        history: new RecordedHistory(action, event.id, counts, this.reads, this.options.hasher, (request) => this.options.valueChanged(request, revision)),
+        durable,
+      });
+    });
+    return undefined;
   }
-}
 
-/**
- * Occurrence times in arrival order: never before the action's last recorded event nor the previous member's
- * (replica clocks may differ), otherwise the member's own clock reading.
- */
-function occurrenceTimes(members: readonly Waiting[], last: number | null): number[] {
-  let floor = last ?? -Infinity;
-  return members.map((member) => {
-    floor = Math.max(floor, Math.trunc(member.entry.now));
-    return floor;
-  });
+  private failed(batch: Waiting[], error: unknown, action: string): unknown {
+    this.options.metrics?.failures('record');
+    this.options.logger.warn({ err: error, action, events: batch.length }, 'events could not be recorded; history-using mechanisms fail closed');
+    for (const member of batch) member.reject(error);
+    return error;
+  }
+
+  /** What this replica knows of the plan's action; a new policy set starts over (its filters and spans may differ). */
+  private countsFor(plan: ActionPlan): ActionCounts {
+    let known = this.known.get(plan.lockKey);
+    if (known === undefined || known.plan !== plan) {
+      known = { plan, counts: new ActionCounts() };
+      this.known.set(plan.lockKey, known);
+    }
+    return known.counts;
+  }
 }

@@ -2,7 +2,7 @@ import type { Pool, PoolClient } from 'pg';
 import type { EngineEvent, EventHistory, HistoryQuery, TimeSpan, ValueChangedRequest } from '@custos/policy-engine';
 import type { Logger } from '@custos/service-kit';
 import { HistoryBatcher } from './batch';
-import { isConnectionError } from './batch-transaction';
+import { isConnectionError } from './connection';
 import type { HistoryHasher } from './hashing';
 import type { ActionPlan } from './plan';
 
@@ -35,9 +35,10 @@ type Db = Pick<Pool, 'query'> | PoolClient;
 /**
  * The event history of policy-language.md §6 in PostgreSQL (schema `pdp`). Four kinds of port:
  *
- * - `batcher`: how decisions record (HistoryBatcher): the decisions of one action that arrive together share one
- *   transaction under the action's lock, evaluated in arrival order, committed before any of them is answered.
- * - `record`: a transaction of one decision that records the event under the exclusive advisory lock of its action, then answers
+ * - `batcher`: how decisions record (HistoryBatcher): the events of the decisions of one action that arrive together
+ *   are recorded by one statement under the action's lock; each decision then decides against the events up to its
+ *   own, and is answered once they are on disk.
+ * - `record`: a transaction of one decision (kept for tools and tests) that records the event under the exclusive advisory lock of its action, then answers
  *   the engine's questions inside the same transaction, and commits before the answer is sent. Every decision of
  *   that action holds the lock from before its record until its commit, so these decisions are totally ordered and
  *   each one's counts see every event of the action recorded before it (by any replica): a limit "at most N" cannot
@@ -64,6 +65,7 @@ export class PgHistoryStore {
       synchronousCommit: this.options.synchronousCommit !== false,
       metrics: this.options.metrics,
       maxBatch: this.options.maxBatch ?? DEFAULT_MAX_BATCH,
+      valueChanged: (request, revision) => new HistoryQueries(this.options.pool, this.options, revision).valueChanged(request),
     });
     return this.batches;
   }
