@@ -24,6 +24,8 @@ export interface RecordRequest {
 
 /** A recorded event: its occurrence time (the decision's "now"), the history to decide with, and its durability. */
 export interface RecordedEvent {
+  /** Its id: for one action, ids grow in the order of the lock. */
+  readonly id: number;
   readonly at: number;
   readonly history: EventHistory;
   /**
@@ -161,6 +163,7 @@ export class HistoryBatcher {
       }
       const revision = member.request.revision;
       member.resolve({
+        id: event.id,
         at: event.at,
         history: new RecordedHistory(action, event.id, counts, this.reads, this.options.hasher, (request) => this.options.valueChanged(request, revision)),
         durable,
