@@ -11,8 +11,9 @@
 //   node scripts/bench/history.mjs [--quick]        (build first: npx turbo run build)
 //
 // Everything runs on the machine's PostgreSQL and NATS; the stack, its database and NATS stream are removed afterwards.
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
-import { cpus } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as lib from './lib.mjs';
 
@@ -180,6 +181,80 @@ async function limitExactness(core, pdps, action) {
   }
 }
 
+/** CPU ms so far of the PostgreSQL backends serving `database` (backends that ended meanwhile are not counted). */
+async function databaseCpuMs(client, database) {
+  const backends = await client.query('SELECT pid FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()', [database]);
+  const byPid = new Map();
+  for (const { pid } of backends.rows) {
+    try {
+      byPid.set(pid, lib.cpuMs(pid).total);
+    } catch {
+      // ended between the query and the read
+    }
+  }
+  return byPid;
+}
+const cpuDelta = (before, after) => [...after].reduce((sum, [pid, ms]) => sum + ms - (before.get(pid) ?? 0), 0);
+
+/** "some" CPU pressure over the last 10 s (% of time some runnable task waited for a core), when the kernel tells. */
+function cpuPressure() {
+  try {
+    return Number(/some avg10=([\d.]+)/.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1]);
+  } catch {
+    return NaN;
+  }
+}
+
+/**
+ * The group recording alone, in this process (no HTTP, no tokens, no engine): three stores with a pool each stand
+ * for three replicas; `connections` loops record an event of one action, count the user's events of the day as
+ * the limit policy does, and wait until the record is on disk. What the database side reaches on this machine.
+ */
+async function groupRecordingInProcess(databaseUrl, seconds, connections) {
+  const pdpDist = (file) => lib.require(path.join(lib.ROOT, 'apps', 'pdp-service', 'dist', file));
+  const { PgHistoryStore } = pdpDist('history/store.js');
+  const { HistoryHasher } = pdpDist('history/hashing.js');
+  const { actionLockKey } = pdpDist('history/plan.js');
+  const { Pool } = lib.require('pg');
+  const silent = { debug() {}, info() {}, warn() {}, error() {} };
+  const hasher = new HistoryHasher('bench-in-process-secret-0123456789');
+  const action = `urn:action:${S}:in-process`;
+  const plan = { action, record: true, usesPorts: true, usesHistory: true, filters: [{ name: 'user', path: null }], lockKey: actionLockKey(action) };
+  const pools = Array.from({ length: REPLICAS }, () => new Pool({ connectionString: databaseUrl, max: 10 }));
+  const stores = pools.map((pool) => new PgHistoryStore({ pool, hasher, logger: silent }));
+  const dayStart = Date.now() - (Date.now() % 86_400_000);
+  const latencies = [];
+  let failed = 0;
+  const deadline = performance.now() + seconds * 1000;
+  const loop = async (index) => {
+    while (performance.now() < deadline) {
+      const user = `u${Math.floor(Math.random() * 64)}`;
+      const started = performance.now();
+      try {
+        const event = await stores[index % REPLICAS].batcher.record({
+          plan,
+          revision: 1,
+          solution: S,
+          keys: hasher.eventKeys(new Map([['user', user]]), plan.filters),
+          now: Date.now(),
+        });
+        const query = { policyId: lib.policyId('in-process'), action, filters: [{ name: 'user', path: null, value: user }] };
+        const [, durable] = await Promise.all([event.history.count(query, [{ from: dayStart, to: dayStart + 86_400_000 }]), event.durable]);
+        if (!durable) failed += 1;
+        latencies.push(performance.now() - started);
+      } catch {
+        failed += 1;
+      }
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: connections }, (_, i) => loop(i)));
+  } finally {
+    await Promise.all(pools.map((pool) => pool.end()));
+  }
+  return { perSecond: latencies.length / seconds, p50: lib.percentile(latencies, 50), p99: lib.percentile(latencies, 99), failed };
+}
+
 /** In-process: µs per decide() of the pip policy (ttl cache warm) minus µs per decide() of the constant policy. */
 async function pipCacheAddedMicros(quick) {
   const engine = lib.require(path.join(lib.ROOT, 'packages', 'policy-engine', 'dist', 'index.js'));
@@ -267,7 +342,13 @@ export async function run(options = {}) {
       revision = (await lib.changePolicy(core, lib.policyId(policy), 'deploy')).revision;
     }
     const pdps = [];
-    for (let i = 0; i < REPLICAS; i++) pdps.push(await core.startPdp({ label: `pdp-history-${i}` }));
+    // --profile: replica 0 runs with --cpu-prof; its samples of the one-action run are summarised at the end.
+    // BENCH_PDP_LOG_LEVEL=debug (with BENCH_LOG_DIR) logs every batch recorded and every disk flush, with their times.
+    const profileDir = options.profile ? mkdtempSync(path.join(tmpdir(), 'custos-pdp-history-prof-')) : undefined;
+    for (let i = 0; i < REPLICAS; i++) {
+      const nodeArgs = i === 0 && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+      pdps.push(await core.startPdp({ label: `pdp-history-${i}`, nodeArgs }, process.env.BENCH_PDP_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_PDP_LOG_LEVEL } : {}));
+    }
     for (const pdp of pdps) {
       const check = await lib.decide(core, pdp, 'hot', { minRevision: revision, body: bodies('hot', 1)[0] });
       if (check.status !== 200 || check.allowed !== true) throw new Error(`unexpected history decision: ${check.status} ${JSON.stringify(check.body)}`);
@@ -281,9 +362,36 @@ export async function run(options = {}) {
     const floor = await lockedTransactionFloor(core.database.url, duration);
     lib.log(`  ${lib.fmt(floor.perSecond)} tx/s, p50 ${lib.fmt(floor.p50)} ms, p99 ${lib.fmt(floor.p99)} ms`);
 
+    lib.log(`group recording in-process (3 pools, ${CONNECTIONS} loops, no HTTP), ${duration} s`);
+    // Another pdp build (BENCH_PDP_MAIN) may not have the schema this build's batches need: skipped then.
+    const inProcessGroup = process.env.BENCH_PDP_MAIN
+      ? { perSecond: NaN, p50: NaN, p99: NaN, failed: 0 }
+      : await groupRecordingInProcess(core.database.url, duration, CONNECTIONS);
+    lib.log(`  ${lib.fmt(inProcessGroup.perSecond)} decisions/s, p50 ${lib.fmt(inProcessGroup.p50)} ms, p99 ${lib.fmt(inProcessGroup.p99)} ms`);
+
     lib.log(`history decisions, one action (one lock), ${CONNECTIONS} connections over ${REPLICAS} replicas, ${duration} s`);
+    const { Client } = lib.require('pg');
+    const observer = new Client({ connectionString: core.database.url });
+    await observer.connect();
+    const loadBefore = loadavg()[0];
+    const pdpCpuBefore = pdps.map((pdp) => lib.cpuMs(pdp.pid).total);
+    const dbCpuBefore = await databaseCpuMs(observer, core.database.name);
+    const hotFromUs = lib.hrtimeUs();
     const hot = await acrossReplicas(pdps, headers, bodies('hot', 64), { connections: CONNECTIONS, duration, title: 'hot' });
+    const hotToUs = lib.hrtimeUs();
+    const pdpCpu = pdps.reduce((sum, pdp, i) => sum + lib.cpuMs(pdp.pid).total - pdpCpuBefore[i], 0);
+    const dbCpu = cpuDelta(dbCpuBefore, await databaseCpuMs(observer, core.database.name));
+    await observer.end();
+    const hotCpu = {
+      pdpUs: (pdpCpu * 1000) / Math.max(1, hot.total),
+      dbUs: (dbCpu * 1000) / Math.max(1, hot.total),
+      load: [loadBefore, loadavg()[0]],
+      pressure: cpuPressure(),
+    };
     lib.log(`  ${lib.fmt(hot.rps)} req/s, p50 ${hot.p50} ms, p99 ${hot.p99} ms (per replica ${hot.perReplicaP99.join(', ')})`);
+    lib.log(
+      `  CPU per decision: pdps ${lib.fmt(hotCpu.pdpUs, 0)} µs, PostgreSQL ${lib.fmt(hotCpu.dbUs, 0)} µs; load ${lib.fmt(hotCpu.load[0], 1)} → ${lib.fmt(hotCpu.load[1], 1)}, CPU pressure ${lib.fmt(hotCpu.pressure, 0)} %`,
+    );
     lib.log(`exactness: ${LIMIT_REQUESTS} decisions of one user limited to ${LIMIT} a day, ${CONNECTIONS} at a time over ${REPLICAS} replicas`);
     const exact = await limitExactness(core, pdps, 'limited');
     lib.log(`  allowed ${exact.allowed}, inhibited ${exact.inhibited}, failed ${exact.failed}, recorded ${exact.recorded}`);
@@ -317,12 +425,29 @@ export async function run(options = {}) {
     const constantHttp = await cpuPerRequest('const');
     const pipHttp = await cpuPerRequest('pip');
 
-    const failures = exact.failed + hot.bad + spread.bad + pureAlone.bad + pureBusy.bad + background.bad + constantHttp.bad + pipHttp.bad;
+    const profileTables = [];
+    if (profileDir) {
+      await core.stopPdp(pdps[0]);
+      const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+      if (file) {
+        const summary = lib.summariseCpuProfile(path.join(profileDir, file), { fromUs: hotFromUs, toUs: hotToUs });
+        profileTables.push(
+          { caption: 'CPU profile of replica 0 during the one-action run: top self time by function', header: ['self ms', 'self %', 'function', 'where'], rows: summary.functions.slice(0, 20) },
+          { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 12) },
+        );
+        notes.push(`CPU profile: ${path.join(profileDir, file)}`);
+      } else notes.push(`no CPU profile was written in ${profileDir}`);
+    }
+    const failures = inProcessGroup.failed + exact.failed + hot.bad + spread.bad + pureAlone.bad + pureBusy.bad + background.bad + constantHttp.bad + pipHttp.bad;
     if (failures > 0) notes.push(`${failures} requests failed or timed out during the runs (see the per-run logs above).`);
     const pureRatio = pureBusy.p99 / Math.max(0.001, pureAlone.p99);
     notes.push(
       `machine: ${REPLICAS} pdps, pap, auth, PostgreSQL and the load generators share ${cpus().length} cores; ` +
         'history decisions hold a PostgreSQL transaction each (lock, record, count, commit), so their latency is that of the database on this machine.',
+    );
+    notes.push(
+      `history, one action: the pdps used ${lib.fmt(hotCpu.pdpUs, 0)} µs of CPU per decision and PostgreSQL's backends of this database ${lib.fmt(hotCpu.dbUs, 0)} µs ` +
+        `(load generator not counted); 1-minute load average ${lib.fmt(hotCpu.load[0], 1)} → ${lib.fmt(hotCpu.load[1], 1)}, CPU pressure (some, 10 s) ${lib.fmt(hotCpu.pressure, 0)} % at its end.`,
     );
     notes.push(
       `pure decisions were sent at a fixed ${pureRate} req/s; "within 10 %" compares their p99 alone and beside the history load (CPU is shared, the database is not touched by them).`,
@@ -340,6 +465,7 @@ export async function run(options = {}) {
           header: ['traffic', 'req/s', 'p50 ms', 'p99 ms'],
           rows: [
             ['floor: 1 client, lock + insert + count + commit', lib.fmt(floor.perSecond), lib.fmt(floor.p50), lib.fmt(floor.p99)],
+            ['group recording in-process (no HTTP), one action', lib.fmt(inProcessGroup.perSecond), lib.fmt(inProcessGroup.p50), lib.fmt(inProcessGroup.p99)],
             ['history, one action (one lock)', lib.fmt(hot.rps), hot.p50, hot.p99],
             [`history, ${SPREAD_ACTIONS} actions`, lib.fmt(spread.rps), spread.p50, spread.p99],
             [`pure at ${pureRate} req/s, alone`, lib.fmt(pureAlone.rps), pureAlone.p50, pureAlone.p99],
@@ -347,6 +473,7 @@ export async function run(options = {}) {
             ['(history beside pure)', lib.fmt(background.rps), background.p50, background.p99],
           ],
         },
+        ...profileTables,
       ],
       targets: [
         lib.target('history p99, one action, 50 clients / 3 replicas', `${hot.p99} ms`, '≤ 5 ms', hot.p99 <= 5),
@@ -367,7 +494,7 @@ export async function run(options = {}) {
         lib.target('PIP ttl cache hit, added time per decision', `${lib.fmt(inProcess.added, 2)} µs`, '≤ 20 µs', inProcess.added <= 20),
       ],
       notes,
-      figures: { floor, exact, hot, spread, pureAlone, pureBusy, background, inProcess, constantHttp, pipHttp },
+      figures: { floor, inProcessGroup, hotCpu, exact, hot, spread, pureAlone, pureBusy, background, inProcess, constantHttp, pipHttp },
     };
   } finally {
     await core.stop();

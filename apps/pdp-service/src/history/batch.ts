@@ -124,6 +124,7 @@ export class HistoryBatcher {
     const first = (batch[0] as Waiting).request;
     const { action, lockKey } = first.plan;
     const counts = this.countsFor(first.plan);
+    const started = performance.now();
     let client: PoolClient;
     try {
       client = await this.options.pool.connect();
@@ -155,6 +156,7 @@ export class HistoryBatcher {
     // The batch's own events are the newest: the last `batch.length` rows, in arrival order.
     const own = events.slice(events.length - batch.length);
     const durable = this.options.synchronousCommit ? this.disk.afterCommit() : Promise.resolve(true);
+    this.options.logger.debug({ action, events: batch.length, seen: events.length, ms: Math.round((performance.now() - started) * 100) / 100 }, 'events recorded');
     batch.forEach((member, index) => {
       const event = own[index];
       if (event === undefined) {

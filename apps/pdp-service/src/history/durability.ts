@@ -31,7 +31,9 @@ export class DurabilityWaiter {
     while (this.waiting.length > 0) {
       const served = this.waiting;
       this.waiting = [];
+      const started = performance.now();
       const durable = await this.flush();
+      this.logger.debug({ batches: served.length, ms: Math.round((performance.now() - started) * 100) / 100 }, 'recorded events on disk');
       for (const resolve of served) resolve(durable);
     }
     this.flushing = false;
