@@ -425,6 +425,14 @@ export async function run(options = {}) {
     const constantHttp = await cpuPerRequest('const');
     const pipHttp = await cpuPerRequest('pip');
 
+    // The disk's share: the same one-action load on replicas that answer without waiting for the disk flush.
+    lib.log(`history decisions, one action, replicas with PDP_HISTORY_SYNC_COMMIT=off, ${duration} s`);
+    const asyncPdps = [];
+    for (let i = 0; i < REPLICAS; i++) asyncPdps.push(await core.startPdp({ label: `pdp-history-async-${i}` }, { PDP_HISTORY_SYNC_COMMIT: 'off' }));
+    const hotAsync = await acrossReplicas(asyncPdps, headers, bodies('hot', 64), { connections: CONNECTIONS, duration, title: 'hot-async' });
+    for (const pdp of asyncPdps) await core.stopPdp(pdp);
+    lib.log(`  ${lib.fmt(hotAsync.rps)} req/s, p50 ${hotAsync.p50} ms, p99 ${hotAsync.p99} ms`);
+
     const profileTables = [];
     if (profileDir) {
       await core.stopPdp(pdps[0]);
@@ -438,7 +446,7 @@ export async function run(options = {}) {
         notes.push(`CPU profile: ${path.join(profileDir, file)}`);
       } else notes.push(`no CPU profile was written in ${profileDir}`);
     }
-    const failures = inProcessGroup.failed + exact.failed + hot.bad + spread.bad + pureAlone.bad + pureBusy.bad + background.bad + constantHttp.bad + pipHttp.bad;
+    const failures = inProcessGroup.failed + exact.failed + hot.bad + hotAsync.bad + spread.bad + pureAlone.bad + pureBusy.bad + background.bad + constantHttp.bad + pipHttp.bad;
     if (failures > 0) notes.push(`${failures} requests failed or timed out during the runs (see the per-run logs above).`);
     const pureRatio = pureBusy.p99 / Math.max(0.001, pureAlone.p99);
     notes.push(
@@ -467,6 +475,7 @@ export async function run(options = {}) {
             ['floor: 1 client, lock + insert + count + commit', lib.fmt(floor.perSecond), lib.fmt(floor.p50), lib.fmt(floor.p99)],
             ['group recording in-process (no HTTP), one action', lib.fmt(inProcessGroup.perSecond), lib.fmt(inProcessGroup.p50), lib.fmt(inProcessGroup.p99)],
             ['history, one action (one lock)', lib.fmt(hot.rps), hot.p50, hot.p99],
+            ['history, one action, PDP_HISTORY_SYNC_COMMIT=off', lib.fmt(hotAsync.rps), hotAsync.p50, hotAsync.p99],
             [`history, ${SPREAD_ACTIONS} actions`, lib.fmt(spread.rps), spread.p50, spread.p99],
             [`pure at ${pureRate} req/s, alone`, lib.fmt(pureAlone.rps), pureAlone.p50, pureAlone.p99],
             [`pure at ${pureRate} req/s, beside history`, lib.fmt(pureBusy.rps), pureBusy.p50, pureBusy.p99],
@@ -494,7 +503,7 @@ export async function run(options = {}) {
         lib.target('PIP ttl cache hit, added time per decision', `${lib.fmt(inProcess.added, 2)} µs`, '≤ 20 µs', inProcess.added <= 20),
       ],
       notes,
-      figures: { floor, inProcessGroup, hotCpu, exact, hot, spread, pureAlone, pureBusy, background, inProcess, constantHttp, pipHttp },
+      figures: { floor, inProcessGroup, hotCpu, exact, hot, hotAsync, spread, pureAlone, pureBusy, background, inProcess, constantHttp, pipHttp },
     };
   } finally {
     await core.stop();
