@@ -105,7 +105,13 @@ export class HistoryBatcher {
     queue.running = true;
     while (queue.waiting.length > 0) {
       const batch = queue.waiting.splice(0, this.options.maxBatch);
-      const failure = await this.recordBatch(batch);
+      let failure: unknown;
+      try {
+        failure = await this.recordBatch(batch);
+      } catch (error) {
+        // Not expected (recordBatch handles the database's errors); the queue must go on all the same.
+        failure = this.failed(batch, error, batch[0]?.request.plan.action ?? '');
+      }
       if (failure !== undefined) {
         // The database is out of reach: those who queued meanwhile fail closed now rather than each waiting a timeout.
         for (const member of queue.waiting.splice(0)) member.reject(failure);
