@@ -429,6 +429,8 @@ export async function run(options = {}) {
     lib.log(`history decisions, one action, replicas with PDP_HISTORY_SYNC_COMMIT=off, ${duration} s`);
     const asyncPdps = [];
     for (let i = 0; i < REPLICAS; i++) asyncPdps.push(await core.startPdp({ label: `pdp-history-async-${i}` }, { PDP_HISTORY_SYNC_COMMIT: 'off' }));
+    // New replicas know no counts yet: a warm-up first, as for the replicas above.
+    await acrossReplicas(asyncPdps, headers, bodies('hot', 64), { connections: CONNECTIONS, duration: quick ? 1 : 3, title: 'warm-async' });
     const hotAsync = await acrossReplicas(asyncPdps, headers, bodies('hot', 64), { connections: CONNECTIONS, duration, title: 'hot-async' });
     for (const pdp of asyncPdps) await core.stopPdp(pdp);
     lib.log(`  ${lib.fmt(hotAsync.rps)} req/s, p50 ${hotAsync.p50} ms, p99 ${hotAsync.p99} ms`);
