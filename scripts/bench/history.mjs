@@ -356,7 +356,7 @@ export async function run(options = {}) {
     const headers = { Authorization: `Bearer ${core.token}`, 'Content-Type': 'application/json' };
 
     lib.log(`warm-up`);
-    await acrossReplicas(pdps, headers, bodies('hot', 8), { connections: CONNECTIONS, duration: quick ? 1 : 3, title: 'warm' });
+    await acrossReplicas(pdps, headers, bodies('hot', 64), { connections: CONNECTIONS, duration: quick ? 1 : 3, title: 'warm' });
 
     lib.log(`floor: one client, lock + insert + count + commit in a loop, ${duration} s`);
     const floor = await lockedTransactionFloor(core.database.url, duration);
