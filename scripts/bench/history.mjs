@@ -453,7 +453,7 @@ export async function run(options = {}) {
     const pureRatio = pureBusy.p99 / Math.max(0.001, pureAlone.p99);
     notes.push(
       `machine: ${REPLICAS} pdps, pap, auth, PostgreSQL and the load generators share ${cpus().length} cores; ` +
-        'history decisions hold a PostgreSQL transaction each (lock, record, count, commit), so their latency is that of the database on this machine.',
+        'history decisions are recorded in batches (one statement under the action\'s lock) and answered after a disk flush shared by the batches of a replica, so their latency is at least that of a durable commit on this machine.',
     );
     notes.push(
       `with ${CONNECTIONS} connections flat out, mean latency = ${CONNECTIONS} / throughput (Little's law): p99 ≤ 5 ms needs a mean below 5 ms, i.e. ≥ ${lib.fmt(CONNECTIONS / 0.005)} decisions/s; ` +
