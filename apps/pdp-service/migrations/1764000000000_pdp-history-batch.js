@@ -14,21 +14,28 @@ exports.up = (pgm) => {
     -- before the last recorded event of the action nor the one before in the arrays; p_keys holds each event's keys
     -- separated by spaces (keys are base64url). Returns, in id order, the events of the action after since_id (with
     -- since_at, the occurrence time of since_id: times of an action never go back), or with since_id null only the
-    -- new ones; at most p_limit of the newest.
+    -- new ones; at most p_limit of the newest. fresh is true when only the new ones are returned although since_id
+    -- was given: event since_id is no longer there (deleted), so the caller must forget what it knew.
     CREATE FUNCTION pdp.record_events(lock_key bigint, p_action text, since_id bigint, since_at bigint,
                                       p_solutions text[], p_nows bigint[], p_revisions bigint[], p_keys text[], p_limit int)
-      RETURNS TABLE (id bigint, at bigint, keys text[]) LANGUAGE plpgsql VOLATILE AS $$
+      RETURNS TABLE (id bigint, at bigint, keys text[], fresh boolean) LANGUAGE plpgsql VOLATILE AS $$
     DECLARE
       last_time bigint;
       at_time bigint;
       first_id bigint;
       first_at bigint;
       new_id bigint;
+      starts_over boolean := false;
     BEGIN
       PERFORM pg_advisory_xact_lock(lock_key);
       -- The lock is released at commit; durability is awaited by the caller after it.
       PERFORM set_config('synchronous_commit', 'off', true);
       SELECT e.occurred_at INTO last_time FROM pdp.history_events e WHERE e.action = p_action ORDER BY e.occurred_at DESC LIMIT 1;
+      IF since_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM pdp.history_events e WHERE e.id = since_id) THEN
+        since_id := NULL;
+        since_at := NULL;
+        starts_over := true;
+      END IF;
       FOR i IN 1 .. coalesce(array_length(p_nows, 1), 0) LOOP
         at_time := GREATEST(p_nows[i], COALESCE(last_time, p_nows[i]));
         last_time := at_time;
@@ -41,7 +48,7 @@ exports.up = (pgm) => {
         END IF;
       END LOOP;
       RETURN QUERY
-        SELECT n.id, n.at, n.keys FROM (
+        SELECT n.id, n.at, n.keys, starts_over FROM (
           SELECT e.id, e.occurred_at AS at, e.keys FROM pdp.history_events e
            WHERE e.action = p_action
              AND e.id > COALESCE(since_id, first_id - 1)

@@ -61,7 +61,9 @@ describe('group recording of history decisions', () => {
     await pools[0]!.query('TRUNCATE pdp.history_events, pdp.value_changed');
   });
 
-  const record = (store: PgHistoryStore, user: string, now = T0, action = ACT, actionPlan = plan(action)): Promise<RecordedEvent> =>
+  // One plan per action, as a replica holds one per activated policy set (a new plan starts the remembered counts afresh).
+  const plans = new Map([ACT, OTHER].map((action) => [action, plan(action)]));
+  const record = (store: PgHistoryStore, user: string, now = T0, action = ACT, actionPlan = plans.get(action)!): Promise<RecordedEvent> =>
     store.batcher.record({ plan: actionPlan, revision: 1, solution: 'acme', keys: hasher.eventKeys(new Map([['user', user]]), actionPlan.filters), now });
 
   /** What PostgreSQL counts for `user` among the events of `action` with ids up to `id`. */
@@ -125,6 +127,45 @@ describe('group recording of history decisions', () => {
     expect(await last.history.occurrence(byUser(ACT, 'a'), 'first', Infinity)).toBe(T0);
   });
 
+  it('answers a span that runs to now ("today") from remembered counts, without a statement, and exactly', async () => {
+    const pool = createPool(database.url, log.logger, { max: 4 });
+    const statements: string[] = [];
+    const query = pool.query.bind(pool) as (text: string) => Promise<unknown>;
+    (pool as unknown as { query: (text: string) => Promise<unknown> }).query = (text: string) => {
+      statements.push(text);
+      return query(text);
+    };
+    const store = new PgHistoryStore({ pool, hasher, logger: log.logger });
+    const upToNow = (event: RecordedEvent): TimeSpan => ({ from: today.from, to: event.at + 1 });
+    try {
+      const first = await record(store, 'a', T0);
+      expect(await first.history.count(byUser(ACT, 'a'), [upToNow(first)])).toEqual([1]);
+      const counts = statements.filter((text) => text.startsWith('SELECT count')).length;
+      expect(counts).toBe(1);
+      // Later decisions (from this replica and another) end their span at their own, later, time.
+      for (let i = 1; i <= 6; i++) {
+        await record(stores[1]!, i % 2 === 0 ? 'a' : 'b', T0 + i);
+        const event = await record(store, 'a', T0 + i);
+        const [seen] = await event.history.count(byUser(ACT, 'a'), [upToNow(event)]);
+        expect(seen).toBe(await counted(ACT, 'a', event.id, upToNow(event)));
+      }
+      expect(statements.filter((text) => text.startsWith('SELECT count'))).toHaveLength(counts);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('forgets what it remembered when the events it knew were deleted', async () => {
+    for (let i = 0; i < 3; i++) {
+      const event = await record(stores[0]!, 'a', T0 + i);
+      expect(await event.history.count(byUser(ACT, 'a'), [always])).toEqual([i + 1]);
+    }
+    await pools[0]!.query('DELETE FROM pdp.history_events');
+    const after = await record(stores[0]!, 'a', T0 - 1000);
+    expect(after.at).toBe(T0 - 1000);
+    expect(await after.history.count(byUser(ACT, 'a'), [always])).toEqual([1]);
+  });
+
   it('never lets concurrent decisions on three replicas exceed "at most 5"', async () => {
     const allowed = await Promise.all(
       Array.from({ length: 90 }, async (_, i) => {
@@ -143,7 +184,7 @@ describe('group recording of history decisions', () => {
     expect([early.at, behind.at]).toEqual([T0, T0]);
     const batch = await Promise.all([T0 + 10, T0 + 5, T0 + 20].map((now) => record(stores[2]!, 'a', now)));
     expect(batch.map((event) => event.at)).toEqual([T0 + 10, T0 + 10, T0 + 20]);
-    expect((await record(stores[0]!, 'a', T0 - 9000, OTHER, plan(OTHER))).at).toBe(T0 - 9000);
+    expect((await record(stores[0]!, 'a', T0 - 9000, OTHER)).at).toBe(T0 - 9000);
   });
 
   it('keeps a failing question to the decision that asked it', async () => {

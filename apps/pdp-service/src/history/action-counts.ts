@@ -38,7 +38,8 @@ export class ActionCounts {
 
   /**
    * Takes the events a batch returned (id order): those after `last`, or, when they may not join up with it (first
-   * batch, or more than the batch could return), the newest ones, every count then being forgotten.
+   * batch, more than the batch could return, or the events seen before were deleted), the newest ones, every count
+   * then being forgotten.
    */
   catchUp(events: readonly SeenEvent[], complete: boolean): void {
     const first = events[0];
@@ -47,6 +48,7 @@ export class ActionCounts {
       this.tail = [];
       this.counts.clear();
       this.tailStart = first.id - 1;
+      this.last = undefined;
     }
     for (const event of events) {
       if (this.last !== undefined && event.id <= this.last.id) continue;

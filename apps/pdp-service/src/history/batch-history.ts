@@ -14,6 +14,7 @@ export class RecordedHistory implements EventHistory {
   constructor(
     private readonly action: string,
     private readonly id: number,
+    private readonly at: number,
     private readonly known: ActionCounts,
     private readonly reads: PoolReads,
     private readonly hasher: HistoryHasher,
@@ -24,10 +25,13 @@ export class RecordedHistory implements EventHistory {
     if (spans.length === 0) return [];
     const keys = this.hasher.filterKeys(query.filters);
     if (query.action !== this.action) return this.reads.count({ action: query.action, keys }, spans);
-    const known = spans.map((span) => this.known.count(keys, span, this.id));
+    // The events up to this one all occurred at or before it (times of an action never go back), so a span reaching
+    // past it ("today" runs to now) counts the same when open-ended — and is then the same span all day long.
+    const open = spans.map((span) => (span.to > this.at ? { from: span.from, to: Infinity } : span));
+    const known = open.map((span) => this.known.count(keys, span, this.id));
     if (known.every((count) => count !== undefined)) return known as number[];
-    const counted = await this.reads.count({ action: this.action, keys, upTo: this.id }, spans);
-    spans.forEach((span, position) => this.known.remember(keys, span, this.id, counted[position] as number));
+    const counted = await this.reads.count({ action: this.action, keys, upTo: this.id }, open);
+    open.forEach((span, position) => this.known.remember(keys, span, this.id, counted[position] as number));
     return counted;
   }
 

@@ -62,4 +62,4 @@ export const DURABLE_STATEMENTS =
   "BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_logical_emit_message(true, 'custos:history', 'durable'); COMMIT";
 
 /** Records a batch (migration 1764000000000): parameters as recordEventsParameters. */
-export const RECORD_EVENTS_STATEMENT = 'SELECT id, at, keys FROM pdp.record_events($1::bigint, $2, $3::bigint, $4::bigint, $5, $6, $7, $8, $9)';
+export const RECORD_EVENTS_STATEMENT = 'SELECT id, at, keys, fresh FROM pdp.record_events($1::bigint, $2, $3::bigint, $4::bigint, $5, $6, $7, $8, $9)';

@@ -65,6 +65,8 @@ interface RecordedRow {
   id: string;
   at: string;
   keys: string[];
+  /** The events this replica knew of are gone (deleted): start over from these. */
+  fresh: boolean;
 }
 
 /**
@@ -158,7 +160,7 @@ export class HistoryBatcher {
       return this.failed(batch, error, action);
     }
     const events = rows.map((row) => ({ id: Number(row.id), at: Number(row.at), keys: new Set(row.keys) }));
-    counts.catchUp(events, rows.length < CATCH_UP_LIMIT);
+    counts.catchUp(events, rows.length < CATCH_UP_LIMIT && rows[0]?.fresh !== true);
     // The batch's own events are the newest: the last `batch.length` rows, in arrival order.
     const own = events.slice(events.length - batch.length);
     const durable = this.options.synchronousCommit ? this.disk.afterCommit() : Promise.resolve(true);
@@ -173,7 +175,7 @@ export class HistoryBatcher {
       member.resolve({
         id: event.id,
         at: event.at,
-        history: new RecordedHistory(action, event.id, counts, this.reads, this.options.hasher, (request) => this.options.valueChanged(request, revision)),
+        history: new RecordedHistory(action, event.id, event.at, counts, this.reads, this.options.hasher, (request) => this.options.valueChanged(request, revision)),
         durable,
       });
     });

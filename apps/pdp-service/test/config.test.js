@@ -1,0 +1,87 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+const service_kit_1 = require("@custos/service-kit");
+const config_1 = require("../src/config");
+describe('readPdpConfig', () => {
+    it('has defaults that work locally', () => {
+        expect((0, config_1.readPdpConfig)({}, 'box')).toMatchObject({
+            port: 8080,
+            defaultDecision: 'allow',
+            timeZone: 'UTC',
+            resyncIntervalMs: 30_000,
+            replicaId: 'box:8080',
+            natsUrl: 'nats://127.0.0.1:4222',
+            natsPrefix: 'custos',
+            authUrl: 'http://127.0.0.1:8082',
+            databaseUrl: 'postgres://postgres@127.0.0.1:5432/custos',
+        });
+    });
+    it('reads every pdp variable', () => {
+        const config = (0, config_1.readPdpConfig)({
+            PDP_PORT: '9090',
+            DEFAULT_DECISION: 'inhibit',
+            POLICY_TIMEZONE: 'Europe/Berlin',
+            PDP_RESYNC_INTERVAL_MS: '500',
+            PDP_REPLICA_ID: 'pdp-2',
+        }, 'box');
+        expect(config).toMatchObject({ port: 9090, defaultDecision: 'inhibit', timeZone: 'Europe/Berlin', resyncIntervalMs: 500, replicaId: 'pdp-2' });
+        expect((0, config_1.readPdpConfig)({ PDP_PORT: '9091' }, 'box').replicaId).toBe('box:9091');
+    });
+    it.each([
+        [{ PDP_PORT: 'eighty' }, /PDP_PORT must be an integer/],
+        [{ PDP_PORT: '70000' }, /PDP_PORT must be between/],
+        [{ DEFAULT_DECISION: 'deny' }, /DEFAULT_DECISION must be one of `allow`, `inhibit`, got `deny`/],
+        [{ POLICY_TIMEZONE: 'Mars/Olympus' }, /POLICY_TIMEZONE must be an IANA time zone, got `Mars\/Olympus`/],
+        [{ PDP_RESYNC_INTERVAL_MS: '60000' }, /PDP_RESYNC_INTERVAL_MS must be between 100 and 30000/],
+        [{ PDP_RESYNC_INTERVAL_MS: '10' }, /PDP_RESYNC_INTERVAL_MS must be between/],
+    ])('refuses %j', (env, message) => {
+        expect(() => (0, config_1.readPdpConfig)(env, 'box')).toThrow(service_kit_1.ConfigError);
+        expect(() => (0, config_1.readPdpConfig)(env, 'box')).toThrow(message);
+    });
+});
+describe('readPdpConfig: history, PIP, PXP and timers', () => {
+    it('has defaults', () => {
+        expect((0, config_1.readPdpConfig)({}, 'box')).toMatchObject({
+            history: { secret: undefined, poolSize: 10, timeoutMs: 2000, retentionIntervalMs: 60_000, synchronousCommit: true },
+            pip: { timeoutMs: 500, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000, cacheEntries: 10_000 },
+            pxp: { timeoutMs: 2000, syncTimeoutMs: 500, attempts: 4, backoffMs: 200, maxConcurrency: 32 },
+            timers: true,
+        });
+    });
+    it('reads every variable', () => {
+        const config = (0, config_1.readPdpConfig)({
+            PDP_HISTORY_SECRET: 'a-long-enough-secret',
+            PDP_HISTORY_POOL_SIZE: '4',
+            PDP_HISTORY_TIMEOUT_MS: '700',
+            PDP_HISTORY_RETENTION_INTERVAL_MS: '1000',
+            PDP_HISTORY_SYNC_COMMIT: 'off',
+            PDP_PIP_TIMEOUT_MS: '250',
+            PDP_PIP_MAX_CONCURRENCY: '3',
+            PDP_PIP_BREAKER_FAILURES: '2',
+            PDP_PIP_BREAKER_OPEN_MS: '900',
+            PDP_PIP_CACHE_ENTRIES: '0',
+            PDP_PXP_TIMEOUT_MS: '111',
+            PDP_PXP_SYNC_TIMEOUT_MS: '222',
+            PDP_PXP_ATTEMPTS: '2',
+            PDP_PXP_BACKOFF_MS: '5',
+            PDP_PXP_MAX_CONCURRENCY: '6',
+            PDP_TIMERS: 'off',
+        }, 'box');
+        expect(config).toMatchObject({
+            history: { secret: 'a-long-enough-secret', poolSize: 4, timeoutMs: 700, retentionIntervalMs: 1000, synchronousCommit: false },
+            pip: { timeoutMs: 250, maxConcurrency: 3, breakerFailures: 2, breakerOpenMs: 900, cacheEntries: 0 },
+            pxp: { timeoutMs: 111, syncTimeoutMs: 222, attempts: 2, backoffMs: 5, maxConcurrency: 6 },
+            timers: false,
+        });
+    });
+    it.each([
+        [{ PDP_HISTORY_SECRET: 'short' }, /PDP_HISTORY_SECRET must be at least 16 characters long/],
+        [{ PDP_PIP_TIMEOUT_MS: '0' }, /PDP_PIP_TIMEOUT_MS must be between/],
+        [{ PDP_PXP_ATTEMPTS: 'three' }, /PDP_PXP_ATTEMPTS must be an integer/],
+        [{ PDP_TIMERS: 'yes' }, /PDP_TIMERS must be one of `on`, `off`/],
+        [{ PDP_HISTORY_SYNC_COMMIT: 'maybe' }, /PDP_HISTORY_SYNC_COMMIT must be one of/],
+    ])('refuses %j', (env, message) => {
+        expect(() => (0, config_1.readPdpConfig)(env, 'box')).toThrow(message);
+    });
+});
+//# sourceMappingURL=config.test.js.map

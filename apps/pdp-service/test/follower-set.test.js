@@ -1,0 +1,115 @@
+"use strict";
+Object.defineProperty(exports, "__esModule", { value: true });
+const test_kit_1 = require("@custos/test-kit");
+const follower_1 = require("../src/policy-set/follower");
+const messages_1 = require("../src/policy-set/messages");
+const fake_transport_1 = require("./support/fake-transport");
+const logger_1 = require("./support/logger");
+const pdp_1 = require("./support/pdp");
+const policies_1 = require("./support/policies");
+/** What the follower builds beside the policies: timers, the PIP/PXP registry and the history index. */
+const P = 'urn:policy:acme:limit';
+const T = 'urn:timer:acme:t';
+const limit = (0, pdp_1.policy)(P, `<mechanism event="urn:action:acme:download">
+    <if><greater><count><eventOccurrence event="urn:action:acme:download"><parameter:string name="doc" jsonPathQuery="$.owner" value="x"/></eventOccurrence><when fixedTime="thisWeek"/></count><constant:number value="3"/></greater><then><inhibit/></then></if>
+  </mechanism>
+  <mechanism event="urn:action:acme:view">
+    <if><greater><count><eventOccurrence event="urn:action:acme:login"/><when fixedTime="today"/></count><constant:number value="0"/></greater><then><allow/></then></if>
+  </mechanism>`);
+const timer = (0, pdp_1.timerXml)(T, '0 0 * * * ?', '<event action="urn:action:acme:tick"/>');
+const pip = (0, pdp_1.component)('PIP', 'hr', 'http://127.0.0.1:1/pip', ['urn:info:acme:role', 'dept']);
+const pxp = (0, pdp_1.component)('PXP', 'mail', 'http://127.0.0.1:2/pxp', ['urn:action:acme:notify']);
+describe('the active set beside the policies', () => {
+    let transport;
+    let follower;
+    const activated = [];
+    beforeEach(() => {
+        transport = new fake_transport_1.FakeTransport();
+        activated.length = 0;
+        follower = new follower_1.PolicySetFollower({ transport, logger: (0, logger_1.memoryLogger)().logger, resyncIntervalMs: 0, onActivate: (a) => activated.push(a) });
+    });
+    afterEach(async () => {
+        await follower.stop();
+    });
+    const at = async (revision) => {
+        await (0, test_kit_1.waitFor)(() => follower.active?.revision === revision, { what: `revision ${revision}` });
+        await follower.idle();
+        return follower.active;
+    };
+    it('takes policies, timers and components from a snapshot, and indexes what each action needs', async () => {
+        transport.state = { revision: 3, policies: [{ id: P, xml: limit }, { id: T, xml: timer }], components: [pip, pxp] };
+        await follower.start();
+        const active = await at(3);
+        expect(active.set.size).toBe(1);
+        expect([...active.timers.keys()]).toEqual([T]);
+        expect(active.timers.get(T)).toMatchObject({ cron: '0 0 * * * ?', events: [{ action: 'urn:action:acme:tick', parameters: [] }] });
+        expect(active.components.pip('acme', 'urn:info:acme:role')).toEqual({ componentId: pip.id.identifier, url: 'http://127.0.0.1:1/pip' });
+        expect(active.components.pip('acme', 'urn:info:acme:dept')).toEqual({ componentId: pip.id.identifier, url: 'http://127.0.0.1:1/pip' });
+        expect(active.components.pip('globex', 'urn:info:globex:role')).toBeUndefined();
+        expect(active.components.pxp('acme', 'urn:action:acme:notify')?.componentId).toBe(pxp.id.identifier);
+        expect(active.history.plan('urn:action:acme:download')).toMatchObject({
+            record: true,
+            usesHistory: true,
+            filters: [{ name: 'doc', path: '$.owner' }],
+        });
+        // `view` reads the history but is not recorded; `login` is recorded but nothing decides it.
+        expect(active.history.plan('urn:action:acme:view')).toMatchObject({ record: false, usesHistory: true });
+        expect(active.history.plan('urn:action:acme:login')).toMatchObject({ record: true, usesPorts: false });
+        expect(active.history.plan('urn:action:acme:other')).toBeUndefined();
+        // Retention keeps what the longest span naming the action can see (a week, and the engine's margin).
+        expect(active.history.horizons.get('urn:action:acme:download')).toBeGreaterThanOrEqual(7 * 24 * 3600 * 1000);
+        expect(active.history.horizons.get('urn:action:acme:download')).toBeLessThan(8 * 24 * 3600 * 1000);
+        expect(follower.status()).toMatchObject({ policies: 1, timers: 1, components: 2 });
+        expect(activated.at(-1)).toBe(active);
+    });
+    it('applies timer and component changes in revision order, keeping the history index when only they change', async () => {
+        transport.state = { revision: 1, policies: [{ id: P, xml: limit }] };
+        await follower.start();
+        const first = await at(1);
+        transport.emit({ revision: 2, type: 'deploy', policy: { id: T, xml: timer } });
+        transport.emit({ revision: 3, type: 'component', component: pip });
+        const third = await at(3);
+        expect([...third.timers.keys()]).toEqual([T]);
+        expect(third.components.size).toBe(1);
+        expect(third.set).toBe(first.set);
+        expect(third.history).toBe(first.history);
+        transport.emit({ revision: 4, type: 'unregister', componentId: pip.id.identifier });
+        transport.emit({ revision: 5, type: 'revoke', policyId: T });
+        const fifth = await at(5);
+        expect(fifth.timers.size).toBe(0);
+        expect(fifth.components.pip('acme', 'urn:info:acme:role')).toBeUndefined();
+        transport.emit({ revision: 6, type: 'deploy', policy: { id: 'urn:policy:acme:x', xml: (0, policies_1.inhibitAll)('urn:policy:acme:x', 'urn:action:acme:y') } });
+        const sixth = await at(6);
+        expect(sixth.history).not.toBe(first.history);
+        expect(activated.map((a) => a.revision)).toEqual([1, 2, 3, 4, 5, 6]);
+    });
+    it('keeps the last good set when a timer does not read', async () => {
+        transport.state = { revision: 1, policies: [] };
+        await follower.start();
+        await at(1);
+        transport.emit({ revision: 2, type: 'deploy', policy: { id: T, xml: (0, pdp_1.timerXml)(T, 'not cron', '<event action="urn:action:acme:tick"/>') } });
+        transport.emit({ revision: 3, type: 'deploy', policy: { id: 'urn:timer:acme:other', xml: timer } });
+        // The broken change leaves a gap: the next one asks for a snapshot instead of skipping it.
+        await (0, test_kit_1.waitFor)(() => transport.snapshotRequests >= 2, { what: 'a snapshot after the gap' });
+        expect(follower.active.revision).toBe(1);
+    });
+});
+describe('change and snapshot messages for components', () => {
+    it('reads component and unregister changes, and refuses broken ones', () => {
+        expect((0, messages_1.parseChange)(JSON.stringify({ revision: 4, type: 'component', component: pip }))).toEqual({ revision: 4, type: 'component', component: pip });
+        expect((0, messages_1.parseChange)(JSON.stringify({ revision: 5, type: 'unregister', componentId: 'urn:component:acme:pip:hr' }))).toEqual({
+            revision: 5,
+            type: 'unregister',
+            componentId: 'urn:component:acme:pip:hr',
+        });
+        expect((0, messages_1.parseChange)(JSON.stringify({ revision: 6, type: 'component', component: { ...pip, id: { componentType: 'PEP', identifier: 'x' } } }))).toMatch(/must be a pip or pxp component/);
+        expect((0, messages_1.parseChange)(JSON.stringify({ revision: 7, type: 'unregister' }))).toMatch(/componentId/);
+    });
+    it('reads components of a snapshot, and snapshots without them', () => {
+        expect((0, messages_1.parseSnapshot)(JSON.stringify({ revision: 2, policies: [], components: [pxp] }))).toEqual({ revision: 2, policies: [], components: [pxp] });
+        expect((0, messages_1.parseSnapshot)(JSON.stringify({ revision: 2, policies: [] }))).toEqual({ revision: 2, policies: [] });
+        expect(() => (0, messages_1.parseSnapshot)(JSON.stringify({ revision: 2, policies: [], components: [{ id: 1 }] }))).toThrow(/component 0/);
+        expect(() => (0, messages_1.parseSnapshot)(JSON.stringify({ revision: 2, policies: [], components: {} }))).toThrow(/must be an array/);
+    });
+});
+//# sourceMappingURL=follower-set.test.js.map

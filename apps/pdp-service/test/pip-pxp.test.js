@@ -1,0 +1,230 @@
+"use strict";
+var __importDefault = (this && this.__importDefault) || function (mod) {
+    return (mod && mod.__esModule) ? mod : { "default": mod };
+};
+Object.defineProperty(exports, "__esModule", { value: true });
+const supertest_1 = __importDefault(require("supertest"));
+const test_kit_1 = require("@custos/test-kit");
+const endpoints_1 = require("./support/endpoints");
+const pdp_1 = require("./support/pdp");
+/**
+ * PIP queries and PXP executions through POST /event and /event/explain, against real HTTP servers on 127.0.0.1
+ * registered as components (they reach the pdp with the deployed set).
+ */
+const A = (name) => `urn:action:acme:${name}`;
+const P = (name) => `urn:policy:acme:${name}`;
+const ROLE = 'urn:info:acme:role';
+const answer = (value) => ({ value, type: 'java.lang.String', isComplex: false });
+describe('PIPs and PXPs through the HTTP API', () => {
+    let authority;
+    let token;
+    let pdp;
+    let pip;
+    let pxp;
+    beforeAll(async () => {
+        authority = await new test_kit_1.TestAuthority().start();
+        token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
+        pip = await new endpoints_1.TestEndpoint().start();
+        pxp = await new endpoints_1.TestEndpoint(true).start();
+        pdp = await (0, pdp_1.startPdp)({ authority, pipTimeoutMs: 300, breakerFailures: 3, breakerOpenMs: 60_000, pipMaxConcurrency: 4, pxpBackoffMs: 10 });
+        await pdp.register((0, pdp_1.component)('PIP', 'hr', pip.url, [ROLE, 'dept']));
+        await pdp.register((0, pdp_1.component)('PXP', 'mail', pxp.url, [A('notify'), 'check']));
+        await pdp.deploy(P('roles'), (0, pdp_1.policy)(P('roles'), `<mechanism event="${A('open')}">
+          <if><equals><pip:string method="${ROLE}" default="nobody"><parameter:string name="user"><event:string eventParameter="user" default=""/></parameter:string></pip:string><constant:string value="admin"/></equals>
+            <then><allow reason="admin"/></then></if>
+          <else><inhibit reason="not an admin"/></else>
+        </mechanism>
+        <mechanism event="${A('cached')}">
+          <if><equals><pip:string method="${ROLE}" default="nobody" ttl="1h"><parameter:string name="user"><event:string eventParameter="user" default=""/></parameter:string></pip:string><constant:string value="admin"/></equals>
+            <then><allow/></then></if>
+          <else><inhibit/></else>
+        </mechanism>
+        <mechanism event="${A('twice')}">
+          <if><and>
+            <equals><pip:string method="${ROLE}" default="nobody"><parameter:string name="user" value="x"/></pip:string><constant:string value="admin"/></equals>
+            <equals><pip:string method="${ROLE}" default="nobody"><parameter:string name="user" value="x"/></pip:string><constant:string value="admin"/></equals>
+          </and><then><allow/></then></if>
+          <else><inhibit/></else>
+        </mechanism>
+        <mechanism event="${A('bare')}">
+          <if><equals><pip:string method="urn:info:acme:dept" default="none"/><constant:string value="hr"/></equals><then><allow/></then></if>
+          <else><inhibit/></else>
+        </mechanism>
+        <mechanism event="${A('unknown')}">
+          <if><equals><pip:string method="urn:info:acme:nobody-answers" default="fallback"/><constant:string value="fallback"/></equals><then><allow/></then></if>
+          <else><inhibit/></else>
+        </mechanism>`));
+        await pdp.deploy(P('notify'), (0, pdp_1.policy)(P('notify'), `<mechanism event="${A('share')}">
+          <if><constant:true/><then><allow/><execute action="${A('notify')}"><parameter:string name="doc"><event:string eventParameter="doc" default=""/></parameter:string></execute></then></if>
+        </mechanism>
+        <mechanism event="${A('print')}">
+          <if><execute action="${A('check')}"><parameter:string name="doc"><event:string eventParameter="doc" default=""/></parameter:string></execute>
+            <then><inhibit reason="the check said so"/></then></if>
+          <else><allow/></else>
+        </mechanism>
+        <mechanism event="${A('pure')}"><if><constant:true/><then><allow/></then></if></mechanism>`));
+    });
+    afterAll(async () => {
+        await pdp?.stop();
+        await pip?.stop();
+        await pxp?.stop();
+        await authority.stop();
+    });
+    beforeEach(() => {
+        pip.calls.length = 0;
+        pxp.calls.length = 0;
+        pip.behaviour = (call) => ({ answer: answer(call.body.parameters[0]?.value.value === 'ann' ? 'admin' : 'guest') });
+        pxp.behaviour = () => ({ answer: true });
+        pdp.pip.clear();
+        // Fresh circuit breakers for every test.
+        pdp.targets.close();
+    });
+    const post = (path, action, parameters = {}) => (0, supertest_1.default)(pdp.server).post(path).set('Authorization', `Bearer ${token}`).send((0, pdp_1.wireEvent)(action, parameters));
+    const allowed = async (action, parameters = {}) => {
+        const response = await post('/event', action, parameters);
+        expect(response.status).toBe(200);
+        return response.body.eventAllowed;
+    };
+    describe('pip', () => {
+        it('asks the registered PIP with the api.md §6 body and uses its answer', async () => {
+            expect(await allowed('open', { user: 'ann' })).toBe(true);
+            expect(await allowed('open', { user: 'bob' })).toBe(false);
+            expect(pip.calls.map((c) => c.body)).toEqual([
+                { infoId: { urn: ROLE }, parameters: [{ name: 'user', value: { value: 'ann', type: 'java.lang.String', isComplex: false } }] },
+                { infoId: { urn: ROLE }, parameters: [{ name: 'user', value: { value: 'bob', type: 'java.lang.String', isComplex: false } }] },
+            ]);
+        });
+        it('finds a method registered by its last segment only', async () => {
+            pip.behaviour = () => ({ answer: answer('hr') });
+            expect(await allowed('bare')).toBe(true);
+            expect(pip.calls[0].body.infoId).toEqual({ urn: 'urn:info:acme:dept' });
+        });
+        it('asks once per request for the same method and parameters, and again at the next request without ttl', async () => {
+            pip.behaviour = () => ({ answer: answer('admin') });
+            expect(await allowed('twice')).toBe(true);
+            expect(pip.calls).toHaveLength(1);
+            expect(await allowed('twice')).toBe(true);
+            expect(pip.calls).toHaveLength(2);
+        });
+        it('caches answers with a ttl per (method, parameters), and explain says so', async () => {
+            expect(await allowed('cached', { user: 'ann' })).toBe(true);
+            expect(await allowed('cached', { user: 'ann' })).toBe(true);
+            expect(pip.calls).toHaveLength(1);
+            expect(await allowed('cached', { user: 'bob' })).toBe(false);
+            expect(pip.calls).toHaveLength(2);
+            const explained = await post('/event/explain', 'cached', { user: 'ann' });
+            expect(explained.body.explanation[0].pip).toEqual([
+                {
+                    method: ROLE,
+                    parameters: [{ name: 'user', value: { value: 'ann', type: 'java.lang.String', isComplex: false } }],
+                    value: { value: 'admin', type: 'java.lang.String', isComplex: false },
+                    usedDefault: false,
+                    cached: true,
+                },
+            ]);
+            expect(pip.calls).toHaveLength(2);
+        });
+        it('takes the default for an error, a mistyped or malformed answer, and an unregistered method', async () => {
+            pip.behaviour = () => ({ status: 500, answer: { error: 'boom' } });
+            const failed = await post('/event/explain', 'open', { user: 'ann' });
+            expect(failed.body.eventAllowed).toBe(false);
+            expect(failed.body.explanation[0].pip[0]).toMatchObject({ value: { value: 'nobody' }, usedDefault: true, reason: 'the pip failed', cached: false });
+            pip.behaviour = () => ({ answer: { value: { not: 'a string' }, type: 'java.lang.Object', isComplex: true } });
+            expect((await post('/event/explain', 'open', { user: 'ann' })).body.explanation[0].pip[0].usedDefault).toBe(true);
+            pip.behaviour = () => ({ raw: 'not json' });
+            expect((await post('/event/explain', 'open', { user: 'ann' })).body.explanation[0].pip[0].usedDefault).toBe(true);
+            expect(await allowed('unknown')).toBe(true);
+        });
+        it('gives up on a slow PIP at the timeout, without slowing decisions that do not ask it', async () => {
+            pip.behaviour = () => ({ answer: answer('admin'), delayMs: 2000 });
+            const started = Date.now();
+            const slow = Promise.all([1, 2, 3].map(() => post('/event', 'open', { user: 'ann' })));
+            const quick = [];
+            for (let i = 0; i < 10; i++) {
+                const t = Date.now();
+                expect(await allowed('pure')).toBe(true);
+                quick.push(Date.now() - t);
+            }
+            const answers = await slow;
+            const elapsed = Date.now() - started;
+            expect(answers.map((r) => r.body.eventAllowed)).toEqual([false, false, false]);
+            expect(elapsed).toBeGreaterThanOrEqual(290);
+            expect(elapsed).toBeLessThan(1500);
+            expect(Math.max(...quick)).toBeLessThan(200);
+        });
+        it('bounds the calls in flight per PIP: beyond the bound the default applies at once', async () => {
+            pip.behaviour = () => ({ answer: answer('admin'), delayMs: 150 });
+            const answers = await Promise.all(Array.from({ length: 8 }, () => post('/event', 'open', { user: 'ann' })));
+            expect(answers.filter((r) => r.body.eventAllowed)).toHaveLength(4);
+            expect(pip.calls).toHaveLength(4);
+        });
+        it('opens the circuit after repeated failures: the PIP is not called any more', async () => {
+            pip.behaviour = () => ({ status: 503 });
+            for (let i = 0; i < 3; i++)
+                expect(await allowed('open', { user: 'ann' })).toBe(false);
+            expect(pip.calls).toHaveLength(3);
+            pip.behaviour = () => ({ answer: answer('admin') });
+            for (let i = 0; i < 5; i++)
+                expect(await allowed('open', { user: 'ann' })).toBe(false);
+            expect(pip.calls).toHaveLength(3);
+            expect(await pdp.metrics.registry.getSingleMetricAsString('pip_calls_total')).toMatch(/outcome="refused"[^}]*\} [1-9]/);
+        });
+    });
+    describe('pxp', () => {
+        const lines = (decisionId) => pdp.log.lines.filter((l) => l.decisionId === decisionId && String(l.msg).startsWith('pxp execute'));
+        it('runs executes after the answer, retrying with backoff, and logs the outcome with the decision id', async () => {
+            pxp.behaviour = (_call, index) => (index < 2 ? { status: 500 } : { answer: true, delayMs: 300 });
+            const started = Date.now();
+            const response = await post('/event', 'share', { doc: 'd1' });
+            expect(Date.now() - started).toBeLessThan(250);
+            expect(response.body.eventAllowed).toBe(true);
+            const decisionId = response.body.id.identifier;
+            const done = await (0, test_kit_1.waitFor)(() => lines(decisionId).find((l) => l.msg === 'pxp execute done'), { what: 'the pxp outcome' });
+            expect(done).toMatchObject({ policyId: P('notify'), action: A('notify'), outcome: 'done', attempts: 3, component: 'urn:component:acme:pxp:mail' });
+            expect(pxp.calls).toHaveLength(3);
+            expect(pxp.calls[2].body).toEqual({
+                id: { urn: A('notify') },
+                parameters: [{ name: 'doc', value: { value: 'd1', type: 'java.lang.String', isComplex: false } }],
+            });
+            expect(lines(decisionId).filter((l) => l.msg === 'pxp execute failed; retrying')).toHaveLength(2);
+        });
+        it('logs a refusal without retrying, and a failure after the last attempt', async () => {
+            pxp.behaviour = () => ({ answer: false });
+            const refused = (await post('/event', 'share', { doc: 'd2' })).body.id.identifier;
+            await (0, test_kit_1.waitFor)(() => lines(refused).find((l) => l.msg === 'pxp execute refused'), { what: 'the refusal' });
+            expect(pxp.calls).toHaveLength(1);
+            pxp.behaviour = () => ({ hangUp: true });
+            const failed = (await post('/event', 'share', { doc: 'd3' })).body.id.identifier;
+            const line = await (0, test_kit_1.waitFor)(() => lines(failed).find((l) => l.msg === 'pxp execute failed'), { what: 'the failure' });
+            expect(line).toMatchObject({ outcome: 'failed', attempts: 4, level: 'error' });
+            // Three hang-ups open the circuit (breaker at 3 failures here): the fourth attempt is refused without a call.
+            expect(line.problem).toMatch(/circuit is open/);
+            expect(pxp.calls.filter((c) => c.body.parameters[0].value.value === 'd3')).toHaveLength(3);
+        });
+        it('answers an execute inside a condition synchronously, false on failure or timeout', async () => {
+            pxp.behaviour = () => ({ answer: true });
+            expect(await allowed('print', { doc: 'x' })).toBe(false);
+            pxp.behaviour = () => ({ answer: false });
+            expect(await allowed('print', { doc: 'x' })).toBe(true);
+            pxp.behaviour = () => ({ answer: true, delayMs: 1000 });
+            const started = Date.now();
+            expect(await allowed('print', { doc: 'x' })).toBe(true);
+            expect(Date.now() - started).toBeLessThan(900);
+            expect(pxp.calls.map((c) => c.body.id.urn)).toEqual([A('check'), A('check'), A('check')]);
+        });
+        it('never calls a PXP while explaining, and shows the planned executes', async () => {
+            const shared = await post('/event/explain', 'share', { doc: 'd4' });
+            expect(shared.body.explanation[0].executions).toEqual([
+                { action: A('notify'), parameters: [{ name: 'doc', value: { value: 'd4', type: 'java.lang.String', isComplex: false } }] },
+            ]);
+            const printed = await post('/event/explain', 'print', { doc: 'd4' });
+            expect(printed.body.explanation[0].conditionExecutions).toEqual([
+                { action: A('check'), parameters: [{ name: 'doc', value: { value: 'd4', type: 'java.lang.String', isComplex: false } }], called: false, answer: false },
+            ]);
+            // Executes are dispatched before the response handler returns: none is pending, none was called.
+            expect(pdp.pxp.size).toBe(0);
+            expect(pxp.calls).toHaveLength(0);
+        });
+    });
+});
+//# sourceMappingURL=pip-pxp.test.js.map
