@@ -84,7 +84,7 @@ describe('a slow PIP in a recorded decision', () => {
   });
 
   const decide = (user: string) =>
-    request(pdp.server).post('/event').set('Authorization', `Bearer ${token}`).send(wireEvent(A('fetch').split(':')[3]!, { user }));
+    request(pdp.server).post('/event').set('Authorization', `Bearer ${token}`).send(wireEvent('fetch', { user }));
 
   it('does not delay the other decisions of its action, which stay exact', async () => {
     let slowAnswered = false;
@@ -110,6 +110,6 @@ describe('a slow PIP in a recorded decision', () => {
     // Every event is recorded; the slow one first, as it arrived first.
     const rows = await pdp.pool.query<{ keys: string[] }>('SELECT keys FROM pdp.history_events WHERE action = $1 ORDER BY id', [A('fetch')]);
     expect(rows.rows).toHaveLength(7);
-    expect(rows.rows[0]!.keys).toContain(pdp.hasher.key('user', null, 'slow'));
+    expect(rows.rows[0]?.keys).toContain(pdp.hasher.key('user', null, 'slow'));
   });
 });

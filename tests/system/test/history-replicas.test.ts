@@ -126,13 +126,15 @@ describe('history, PIPs, PXPs and timers across three pdp replicas', () => {
     for (const pdp of stack.pdps) expect((await decide(pdp, A('warm-up'), [], revision)).status).toBe(200);
     const users = ['u0', 'u1', 'u2'];
     const allowed = new Map(users.map((user) => [user, 0]));
+    const replica = (i: number) => stack.pdps[i % stack.pdps.length] as RunningService;
     // Three waves of 45 at once over the replicas: the later waves are decided with counts the replicas remember.
     for (let wave = 0; wave < 3; wave++) {
-      const sent = Array.from({ length: 45 }, (_, i) => users[i % 3]!);
-      const answers = await Promise.all(sent.map((user, i) => decide(stack.pdps[(i + wave) % 3]!, A('fetch'), [{ name: 'user', value: user }])));
+      const sent = Array.from({ length: 45 }, (_, i) => users[i % users.length] as string);
+      const answers = await Promise.all(sent.map((user, i) => decide(replica(i + wave), A('fetch'), [{ name: 'user', value: user }])));
       expect(answers.every((answer) => answer.status === 200)).toBe(true);
       answers.forEach((answer, i) => {
-        if (answer.body.eventAllowed) allowed.set(sent[i]!, allowed.get(sent[i]!)! + 1);
+        const user = sent[i] as string;
+        if (answer.body.eventAllowed) allowed.set(user, (allowed.get(user) ?? 0) + 1);
       });
     }
     expect([...allowed.values()]).toEqual([perUser, perUser, perUser]);
