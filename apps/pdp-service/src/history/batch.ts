@@ -79,7 +79,7 @@ interface RecordedRow {
  */
 export class HistoryBatcher {
   private readonly queues = new Map<string, Queue>();
-  /** Per action lock key: what this replica knows of the action's events, under the plan it was learnt with. */
+  /** Per action: what this replica knows of the action's events, under the plan it was learnt with. */
   private readonly known = new Map<string, { plan: ActionPlan; counts: ActionCounts }>();
   private readonly reads: PoolReads;
   private readonly disk: DurabilityWaiter;
@@ -92,7 +92,7 @@ export class HistoryBatcher {
   /** Records the event with those of its batch; rejects when it could not be recorded (nothing is then recorded). */
   record(request: RecordRequest): Promise<RecordedEvent> {
     return new Promise<RecordedEvent>((resolve, reject) => {
-      const key = request.plan.lockKey;
+      const key = request.plan.action;
       let queue = this.queues.get(key);
       if (queue === undefined) {
         queue = { waiting: [], running: false };
@@ -191,10 +191,10 @@ export class HistoryBatcher {
 
   /** What this replica knows of the plan's action; a new policy set starts over (its filters and spans may differ). */
   private countsFor(plan: ActionPlan): ActionCounts {
-    let known = this.known.get(plan.lockKey);
+    let known = this.known.get(plan.action);
     if (known === undefined || known.plan !== plan) {
       known = { plan, counts: new ActionCounts() };
-      this.known.set(plan.lockKey, known);
+      this.known.set(plan.action, known);
     }
     return known.counts;
   }
