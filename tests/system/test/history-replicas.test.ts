@@ -111,6 +111,42 @@ describe('history, PIPs, PXPs and timers across three pdp replicas', () => {
     }
   }, 60_000);
 
+  it('keeps a daily limit per user exact over waves of concurrent events, every replica remembering counts', async () => {
+    const id = `urn:policy:acme:per-user-${RUN}`;
+    const perUser = 7;
+    const revision = await deploy(
+      'policy',
+      id,
+      `<policy ${NS} id="${id}">
+        <mechanism event="${A('fetch')}">
+          <if><greater><count><eventOccurrence event="${A('fetch')}"><parameter:string name="user"><event:string eventParameter="user" default=""/></parameter:string></eventOccurrence><when fixedTime="today"/></count><constant:number value="${perUser}"/></greater>
+            <then><inhibit reason="daily limit"/></then></if>
+          <else><allow/></else>
+        </mechanism>
+      </policy>`,
+    );
+    for (const pdp of stack.pdps) expect((await decide(pdp, A('warm-up'), [], revision)).status).toBe(200);
+    const users = ['u0', 'u1', 'u2'];
+    const allowed = new Map(users.map((user) => [user, 0]));
+    const replica = (i: number) => stack.pdps[i % stack.pdps.length] as RunningService;
+    // Three waves of 45 at once over the replicas: the later waves are decided with counts the replicas remember.
+    for (let wave = 0; wave < 3; wave++) {
+      const sent = Array.from({ length: 45 }, (_, i) => users[i % users.length] as string);
+      const answers = await Promise.all(sent.map((user, i) => decide(replica(i + wave), A('fetch'), [{ name: 'user', value: user }])));
+      expect(answers.every((answer) => answer.status === 200)).toBe(true);
+      answers.forEach((answer, i) => {
+        const user = sent[i] as string;
+        if (answer.body.eventAllowed) allowed.set(user, (allowed.get(user) ?? 0) + 1);
+      });
+    }
+    expect([...allowed.values()]).toEqual([perUser, perUser, perUser]);
+    // Each replica counts all 45 events of a user (3 waves × 15), plus the explained one.
+    for (const pdp of stack.pdps) {
+      const explained = await decide(pdp, A('fetch'), [{ name: 'user', value: 'u1' }], undefined, '/event/explain');
+      expect(explained.body.explanation[0].history[0].count).toBe(45 + 1);
+    }
+  }, 60_000);
+
   it('asks a PIP and runs a PXP registered at pap, from every replica', async () => {
     for (const [type, url, method] of [
       ['PIP', pip.url, 'urn:info:acme:role'],

@@ -10,7 +10,8 @@ import {
 import type { Logger } from '@custos/service-kit';
 import type { DefaultDecision } from '../config';
 import type { ActionPlan } from '../history/plan';
-import type { PgHistoryStore, RecordingSession } from '../history/store';
+import type { RecordedEvent } from '../history/batch';
+import type { PgHistoryStore } from '../history/store';
 import type { HttpPipResolver } from '../pip/resolver';
 import type { ActivePolicySet } from '../policy-set/follower';
 import type { PxpGateway } from '../pxp/gateway';
@@ -48,10 +49,13 @@ const fixedClock = (now: number): Clock => ({ now: () => now });
  *   the database is never touched;
  * - ports without history: PIPs and PXPs only;
  * - history, action not recorded: every history question is one statement on the pool;
- * - action recorded: a transaction records the event under the action's lock, the engine's questions run in it, and
- *   it commits before the answer. If recording fails (database down), the decision is taken with an unavailable
- *   history: history-using mechanisms fail closed, the others decide as usual. If the commit fails, the decision is
- *   taken again the same way, so nothing is allowed on the strength of a record that does not exist.
+ * - action recorded: the event is recorded with those of the other decisions of its action that arrived together
+ *   (HistoryBatcher: one statement under the action's lock), then the decision is taken outside any lock against the
+ *   events up to its own — exactly what it would see deciding alone at its turn — and answered once the record is on
+ *   disk. PIPs and PXPs are therefore never asked while a lock is held. If recording fails (database down), the
+ *   decision is taken with an unavailable history: history-using mechanisms fail closed, the others decide as usual.
+ *   If durability cannot be confirmed, the decision is taken again the same way, so nothing is allowed on the
+ *   strength of a record that may not exist.
  *
  * Explanations never record and never store: they get a history that only reads and counts the explained event as
  * if it had been recorded; the engine itself never calls PXPs while explaining.
@@ -108,23 +112,19 @@ export class Decider {
     const store = this.deps.history;
     const now = this.clock.now();
     if (store === undefined) return decide(active.set, event, this.options, { ...ports, clock: fixedClock(now) });
-    let session: RecordingSession;
+    let recorded: RecordedEvent;
     try {
-      session = await store.record(plan, event, solution, active.revision, now);
+      const keys = store.hasher.eventKeys(event.parameters, plan.filters);
+      recorded = await store.batcher.record({ plan, revision: active.revision, solution, keys, now });
     } catch (error) {
       this.deps.logger.warn({ err: error, action: event.action }, 'event could not be recorded; history-using mechanisms fail closed');
       return decide(active.set, event, this.options, { ...ports, clock: fixedClock(now), history: UNAVAILABLE_HISTORY });
     }
-    const clock = fixedClock(session.occurredAt);
-    let decision: EngineDecision;
-    try {
-      decision = await decide(active.set, event, this.options, { ...ports, clock, history: session });
-    } catch (error) {
-      await session.rollback(error);
-      throw error;
-    }
-    if (await session.commit()) return decision;
-    this.deps.logger.warn({ action: event.action }, 'event history transaction lost; decided again with history-using mechanisms failing closed');
+    const clock = fixedClock(recorded.at);
+    // Deciding and the disk flush of the record overlap; the answer waits for both.
+    const [decision, durable] = await Promise.all([decide(active.set, event, this.options, { ...ports, clock, history: recorded.history }), recorded.durable]);
+    if (durable) return decision;
+    this.deps.logger.warn({ action: event.action }, 'event history record not confirmed on disk; decided again with history-using mechanisms failing closed');
     return decide(active.set, event, this.options, { ...ports, clock, history: UNAVAILABLE_HISTORY });
   }
 }

@@ -1,6 +1,8 @@
 import type { Pool, PoolClient } from 'pg';
 import type { EngineEvent, EventHistory, HistoryQuery, TimeSpan, ValueChangedRequest } from '@custos/policy-engine';
 import type { Logger } from '@custos/service-kit';
+import { HistoryBatcher } from './batch';
+import { isConnectionError } from './connection';
 import type { HistoryHasher } from './hashing';
 import type { ActionPlan } from './plan';
 
@@ -21,15 +23,22 @@ export interface HistoryStoreOptions {
   /** false: history transactions commit with `synchronous_commit = off` (faster, may lose the last events on a crash). */
   synchronousCommit?: boolean;
   metrics?: HistoryStoreMetrics;
+  /** Most recorded decisions of one action committed together (HistoryBatcher); 64 by default. */
+  maxBatch?: number;
 }
+
+/** Enough for every connection of a busy replica to join one transaction, small enough to keep it short. */
+export const DEFAULT_MAX_BATCH = 64;
 
 type Db = Pick<Pool, 'query'> | PoolClient;
 
 /**
- * The event history of policy-language.md §6 in PostgreSQL (schema `pdp`). Three kinds of port, all for one
- * decision:
+ * The event history of policy-language.md §6 in PostgreSQL (schema `pdp`). Four kinds of port:
  *
- * - `record`: a transaction that records the event under the exclusive advisory lock of its action, then answers
+ * - `batcher`: how decisions record (HistoryBatcher): the events of the decisions of one action that arrive together
+ *   are recorded by one statement under the action's lock; each decision then decides against the events up to its
+ *   own, and is answered once they are on disk.
+ * - `record`: a transaction of one decision (kept for tools and tests) that records the event under the exclusive advisory lock of its action, then answers
  *   the engine's questions inside the same transaction, and commits before the answer is sent. Every decision of
  *   that action holds the lock from before its record until its commit, so these decisions are totally ordered and
  *   each one's counts see every event of the action recorded before it (by any replica): a limit "at most N" cannot
@@ -39,10 +48,26 @@ type Db = Pick<Pool, 'query'> | PoolClient;
  * - `explainer`: a reader that never writes, answering as if the explained event had been recorded.
  */
 export class PgHistoryStore {
+  private batches: HistoryBatcher | undefined;
+
   constructor(private readonly options: HistoryStoreOptions) {}
 
   get hasher(): HistoryHasher {
     return this.options.hasher;
+  }
+
+  /** The group commit of recorded decisions (one per store, so one queue per action in a replica). */
+  get batcher(): HistoryBatcher {
+    this.batches ??= new HistoryBatcher({
+      pool: this.options.pool,
+      hasher: this.options.hasher,
+      logger: this.options.logger,
+      synchronousCommit: this.options.synchronousCommit !== false,
+      metrics: this.options.metrics,
+      maxBatch: this.options.maxBatch ?? DEFAULT_MAX_BATCH,
+      valueChanged: (request, revision) => new HistoryQueries(this.options.pool, this.options, revision).valueChanged(request),
+    });
+    return this.batches;
   }
 
   /** Opens the transaction and records the event; rejects when the database cannot be reached. */
@@ -255,12 +280,6 @@ export class RecordingSession implements EventHistory {
       this.client.release(error instanceof Error ? error : new Error(String(error)));
     }
   }
-}
-
-/** Errors after which a connection must not go back to the pool. */
-function isConnectionError(error: Error): boolean {
-  const code = (error as { code?: string }).code;
-  return code === undefined || code.startsWith('08') || code === '57P01';
 }
 
 /** The explained event, as it would be recorded: action, time and keys. */
