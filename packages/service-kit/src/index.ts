@@ -12,6 +12,8 @@ export * from './auth/jwks';
 export * from './auth/verifier';
 export * from './auth/middleware';
 export * from './observability/logger';
+export * from './observability/line-sink';
+export * from './observability/info-line';
 export * from './observability/metrics';
 export * from './db/database';
 export * from './db/migrate';
