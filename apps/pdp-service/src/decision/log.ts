@@ -1,5 +1,6 @@
 import { writeInfoLine, type Logger } from '@custos/service-kit';
 import type { EngineDecision } from '@custos/policy-engine';
+import { jsonNumber, jsonString, jsonStrings } from './json-text';
 
 export interface DecisionRecord {
   decisionId: string;
@@ -29,29 +30,29 @@ export const withoutValues = (message: string): string => message.replace(/`[^`]
 
 /**
  * One line per decision, written after the response (api.md §3: the key of the decision log is
- * the decision id). Parameter values never appear. The record is one JSON.stringify of a fixed shape,
- * written in the logger's line format (writeInfoLine); the write itself happens on the log's worker thread.
+ * the decision id). Parameter values never appear. The fields are written as JSON text directly, in a
+ * fixed order, and the line in the logger's format (writeInfoLine); the write itself happens on the
+ * log's writer thread.
  */
 export function logDecision(logger: Logger, record: DecisionRecord): void {
   if (!logger.isLevelEnabled('info')) return;
   const { decision } = record;
-  const fields = JSON.stringify({
-    decisionId: record.decisionId,
-    requestId: record.requestId,
-    clientId: record.clientId,
-    action: record.action,
-    solution: record.solution,
-    revision: record.revision,
-    explain: record.explain,
-    matchedPolicies: decision.matchedPolicies,
-    allowed: decision.allowed,
-    decided: decision.decided,
-    modifiers: decision.modifiers.length,
-    delayMs: decision.delayMs,
-    latencyUs: record.latencyUs,
-    errors: decision.errors.length === 0 ? [] : decision.errors.map((e) => ({ policyId: e.policyId, mechanism: e.mechanism, message: withoutValues(e.message) })),
-    plannedExecutions: record.explain ? 0 : decision.executions.length,
-    executions: record.explain || decision.executions.length === 0 ? [] : decision.executions.map((e) => ({ policyId: e.policyId, action: e.action })),
-  });
-  writeInfoLine(logger, 'decision', fields);
+  const errors =
+    decision.errors.length === 0
+      ? '[]'
+      : JSON.stringify(decision.errors.map((e) => ({ policyId: e.policyId, mechanism: e.mechanism, message: withoutValues(e.message) })));
+  const executions =
+    record.explain || decision.executions.length === 0
+      ? '[]'
+      : JSON.stringify(decision.executions.map((e) => ({ policyId: e.policyId, action: e.action })));
+  writeInfoLine(
+    logger,
+    'decision',
+    `"decisionId":${jsonString(record.decisionId)},"requestId":${jsonString(record.requestId)},` +
+      `"clientId":${jsonString(record.clientId)},"action":${jsonString(record.action)},"solution":${jsonString(record.solution)},` +
+      `"revision":${jsonNumber(record.revision)},"explain":${record.explain},"matchedPolicies":${jsonStrings(decision.matchedPolicies)},` +
+      `"allowed":${decision.allowed},"decided":${decision.decided},"modifiers":${decision.modifiers.length},` +
+      `"delayMs":${jsonNumber(decision.delayMs)},"latencyUs":${jsonNumber(record.latencyUs)},"errors":${errors},` +
+      `"plannedExecutions":${record.explain ? 0 : decision.executions.length},"executions":${executions}`,
+  );
 }

@@ -18,22 +18,22 @@ const isoNow = (): string => {
 };
 
 /**
- * Writes one info line whose fields the caller has already serialised (`fields`: the JSON text of an object,
- * from JSON.stringify), in exactly the format of a line of `logger` (a logger of createLogger or a child of
- * one): level, time, the logger's bindings, the fields, then `msg`. For lines written once per request:
- * pino's generic path (key by key serialisation, redaction) costs several times a JSON.stringify of a known
- * record. Nothing is written when the logger's level is above info.
+ * Writes one info line whose fields the caller has already serialised: `members` is the JSON text of an
+ * object's members without the braces (`"a":1,"b":"x"`, or '' for none). The line has exactly the format
+ * of a line of `logger` (a logger of createLogger or a child of one): level, time, the logger's bindings,
+ * the members, then `msg`. For lines written once per request: pino's generic path (key by key
+ * serialisation, redaction) costs several times a direct serialisation of a known record. Nothing is
+ * written when the logger's level is above info.
  */
-export function writeInfoLine(logger: Logger, msg: string, fields: string): void {
+export function writeInfoLine(logger: Logger, msg: string, members: string): void {
   if (!logger.isLevelEnabled('info')) return;
   const internals = logger as unknown as Partial<Record<symbol, unknown>>;
   const destination = internals[pino.symbols.streamSym] as LineDestination | undefined;
   const bindings = internals[pino.symbols.chindingsSym];
   if (destination === undefined || typeof bindings !== 'string') {
     // Not shaped like a pino logger of this version: the generic path gives the same line.
-    logger.info(JSON.parse(fields) as object, msg);
+    logger.info(JSON.parse(`{${members}}`) as object, msg);
     return;
   }
-  const body = fields.length > 2 ? `,${fields.slice(1, -1)}` : '';
-  destination.write(`{"level":"info","time":"${isoNow()}"${bindings}${body},"msg":${JSON.stringify(msg)}}\n`);
+  destination.write(`{"level":"info","time":"${isoNow()}"${bindings}${members === '' ? '' : `,${members}`},"msg":${JSON.stringify(msg)}}\n`);
 }
