@@ -165,7 +165,8 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     try {
       const principal = await verifier.authenticate(req.headers.authorization);
       if (!principal.hasScope(SCOPES.eventDecide)) throw insufficientScope(SCOPES.eventDecide);
-      requireMediaType(req, JSON_TYPES);
+      // The header nearly every client sends needs no parsing (requireMediaType reads parameters with a regex).
+      if (req.headers['content-type'] !== 'application/json') requireMediaType(req, JSON_TYPES);
       const body = parseJson(await readBody(req, MAX_EVENT_BYTES));
       validateEvent.assert(body, ERROR_CODES.invalidEvent, 'the event does not match the schema');
       const duplicates = duplicateParameters(body.parameters);
