@@ -362,7 +362,9 @@ describe('pdp-service over real NATS', () => {
       expect(response.status).toBe(200);
       expect(response.headers['content-type']).toBe('application/json');
       expect(response.headers['content-length']).toBe(String(Buffer.byteLength(response.text)));
-      expect(response.headers['policy-revision']).toBe(String(stack.follower.active!.revision));
+      const active = stack.follower.active;
+      expect(active).toBeDefined();
+      expect(response.headers['policy-revision']).toBe(String(active?.revision));
       // Without a client's id, the request id is the UUID of the decision id.
       expect(`urn:decision:${response.headers['x-request-id']}`).toBe(response.body.id.identifier);
       const echoed = await request(stack.server).post('/event').set('Authorization', `Bearer ${token}`).set('X-Request-Id', 'client-id-7').send(event());
