@@ -135,8 +135,8 @@ class WorkerLineSink implements LineSink {
   }
 
   write(line: string): boolean {
-    if (this.failed) return this.writeHere(line);
     if (this.bytes === undefined) this.start();
+    if (this.failed) return this.writeHere(line);
     if (this.unreported > 0) {
       const report =
         `{"level":"warn","time":"${new Date().toISOString()}"${this.reportPrefix},"msg":"log lines dropped","dropped":${this.unreported}}\n`;
