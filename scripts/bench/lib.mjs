@@ -3,9 +3,10 @@
 // a keep-alive HTTP client, autocannon in a child process, statistics and tables.
 // Plain Node ESM; imports the built workspaces from their dist/ folders.
 import { spawn } from 'node:child_process';
-import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -157,7 +158,7 @@ const statCpuMs = (file) => {
 };
 /**
  * CPU time a process used so far, in ms: `total` (every thread, live or ended) and `main` (its main
- * thread; the rest is GC helpers and the libuv pool, where asynchronous file writes such as pino's run).
+ * thread; the rest is the log's writer thread, GC helpers and the libuv pool).
  */
 export function cpuMs(pid) {
   const total = statCpuMs(`/proc/${pid}/stat`);
@@ -561,6 +562,100 @@ export async function runLoad(options, { label = 'autocannon' } = {}) {
   const line = text.split('\n').filter((l) => l.startsWith('{')).pop();
   if (code !== 0 || !line) throw new Error(`load generator failed (${code}): ${proc.tail().slice(-2000)}`);
   return JSON.parse(line);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Load generation with wrk: a C program that costs far less CPU per request than autocannon. On 2 cores
+// shared by the server and the generator, the generator's CPU is taken from the server, so the cheaper
+// generator is the one that measures the server (Debian: `apt-get install -y wrk`).
+
+/** The path of the wrk executable on PATH, or undefined. */
+export function wrkPath() {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (!dir) continue;
+    const file = path.join(dir, 'wrk');
+    if (existsSync(file)) return file;
+  }
+  return undefined;
+}
+
+// wrk's script: the request, and one JSON line of figures at the end (latencies in µs).
+const wrkScript = (method, headers, body) => {
+  // A Lua string literal of the UTF-8 bytes: printable ASCII as is, everything else as a decimal escape.
+  const lua = (text) =>
+    `"${[...Buffer.from(String(text), 'utf8')].map((b) => (b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${String(b).padStart(3, '0')}`)).join('')}"`;
+  const lines = [`wrk.method = ${lua(method)}`];
+  if (body !== undefined) lines.push(`wrk.body = ${lua(body)}`);
+  for (const [name, value] of Object.entries(headers)) lines.push(`wrk.headers[${lua(name)}] = ${lua(value)}`);
+  lines.push(
+    'done = function(summary, latency, requests)',
+    '  local e = summary.errors',
+    '  io.write(string.format(\'{"total":%d,"durationUs":%d,"bytes":%d,"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d,' +
+      '"mean":%.1f,"p50":%d,"p90":%d,"p99":%d,"p999":%d,"max":%d}\\n\',',
+    '    summary.requests, summary.duration, summary.bytes, e.connect, e.read, e.write, e.status, e.timeout,',
+    '    latency.mean, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9), latency.max))',
+    'end',
+  );
+  return `${lines.join('\n')}\n`;
+};
+
+/**
+ * One run of wrk (one thread, `connections` keep-alive connections, no pipelining) for `duration` seconds.
+ * Resolves the same summary as runLoad (latencies in ms, with µs resolution) plus `generator: 'wrk'`.
+ */
+export async function runWrk({ url, method = 'GET', headers = {}, body, connections = 50, duration = 10, title = '' }, { label = 'wrk' } = {}) {
+  const executable = wrkPath();
+  if (!executable) throw new Error('wrk is not installed (Debian: `apt-get install -y wrk`)');
+  for (const [name, value] of Object.entries(headers)) {
+    if (/[\r\n]/.test(`${name}${value}`)) throw new Error(`header \`${name}\` holds a line break`);
+  }
+  const dir = mkdtempSync(path.join(tmpdir(), 'custos-wrk-'));
+  const script = path.join(dir, 'request.lua');
+  writeFileSync(script, wrkScript(method, headers, body));
+  const child = spawn(executable, ['-t1', `-c${connections}`, `-d${duration}s`, '--timeout', '10s', '-s', script, url], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  const stop = onCleanup(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  const out = [];
+  const err = [];
+  child.stdout.on('data', (chunk) => out.push(chunk));
+  child.stderr.on('data', (chunk) => err.push(chunk));
+  const code = await new Promise((resolve) => child.once('exit', (exitCode, signal) => resolve(exitCode ?? signal)));
+  children.delete(child);
+  await stop();
+  rmSync(dir, { recursive: true, force: true });
+  const text = Buffer.concat(out).toString('utf8');
+  const line = text.split('\n').filter((l) => l.startsWith('{')).pop();
+  if (code !== 0 || !line) throw new Error(`${label} failed (${code}): ${`${text}\n${Buffer.concat(err).toString('utf8')}`.slice(-2000)}`);
+  const r = JSON.parse(line);
+  const ms = (us) => us / 1000;
+  const seconds = r.durationUs / 1e6;
+  return {
+    generator: 'wrk',
+    title,
+    url,
+    connections,
+    seconds,
+    total: r.total,
+    requestsPerSecond: r.total / seconds,
+    latency: { mean: ms(r.mean), p50: ms(r.p50), p90: ms(r.p90), p99: ms(r.p99), p999: ms(r.p999), max: ms(r.max) },
+    errors: r.connect + r.read + r.write,
+    timeouts: r.timeout,
+    non2xx: r.status,
+    throughputBytesPerSecond: r.bytes / seconds,
+  };
+}
+
+/**
+ * The cheapest load generator available: wrk when installed, else autocannon (runLoad) with
+ * `generator: 'autocannon'` in the result, so the caller can say which one measured.
+ */
+export async function runCheapLoad(options, { label = 'load' } = {}) {
+  if (wrkPath()) return runWrk(options, { label });
+  return { generator: 'autocannon', ...(await runLoad(options, { label })) };
 }
 
 // ---------------------------------------------------------------------------------------------

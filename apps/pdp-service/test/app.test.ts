@@ -357,6 +357,26 @@ describe('pdp-service over real NATS', () => {
       expect(metrics).toMatch(/explains_total\{outcome="allow",service="pdp-service"\} [1-9]/);
     });
 
+    it('answers with the contract headers: Content-Type, Content-Length, Policy-Revision and X-Request-Id, also on problems', async () => {
+      const response = await decide();
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toBe('application/json');
+      expect(response.headers['content-length']).toBe(String(Buffer.byteLength(response.text)));
+      const active = stack.follower.active;
+      expect(active).toBeDefined();
+      expect(response.headers['policy-revision']).toBe(String(active?.revision));
+      // Without a client's id, the request id is the UUID of the decision id.
+      expect(`urn:decision:${response.headers['x-request-id']}`).toBe(response.body.id.identifier);
+      const echoed = await request(stack.server).post('/event').set('Authorization', `Bearer ${token}`).set('X-Request-Id', 'client-id-7').send(event());
+      expect(echoed.headers['x-request-id']).toBe('client-id-7');
+      const refused = await request(stack.server).post('/event').set('X-Request-Id', 'client-id-8').send(event());
+      expect(refused.status).toBe(401);
+      expect(refused.headers['x-request-id']).toBe('client-id-8');
+      const malformed = await request(stack.server).post('/event').set('Authorization', `Bearer ${token}`).set('Content-Type', 'application/json').send('{"x":');
+      expect(malformed.status).toBe(400);
+      expect(malformed.headers['x-request-id']).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    });
+
     it('keeps answering from the last good set when a deployed policy does not compile', async () => {
       const before = stack.follower.active!;
       stack.pap.deploy('urn:policy:acme:broken', '<policy xmlns="http://www.mydata-control.de/4.0/mydataLanguage" id="urn:policy:acme:broken"/>');

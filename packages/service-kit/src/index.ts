@@ -14,6 +14,8 @@ export * from './auth/revocation';
 export * from './auth/revocation-list';
 export * from './auth/middleware';
 export * from './observability/logger';
+export * from './observability/line-sink';
+export * from './observability/info-line';
 export * from './observability/metrics';
 export * from './db/database';
 export * from './db/migrate';

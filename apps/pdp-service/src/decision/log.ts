@@ -1,5 +1,6 @@
-import type { Logger } from '@custos/service-kit';
+import { writeInfoLine, type Logger } from '@custos/service-kit';
 import type { EngineDecision } from '@custos/policy-engine';
+import { jsonNumber, jsonString, jsonStrings } from './json-text';
 
 export interface DecisionRecord {
   decisionId: string;
@@ -14,15 +15,11 @@ export interface DecisionRecord {
 }
 
 /**
- * The logger for decision lines. Its records are built field by field below, so the wildcard
- * redaction of service-kit's logger (about 18 µs of a 25 µs line, measured) buys nothing here;
- * top-level secret names stay redacted as a safety net.
+ * The logger for decision lines: the service's logger with `log: "decision"`. Lines are written by
+ * logDecision, field by field, so no secret can reach them and pino's redaction is not needed.
  */
 export function createDecisionLogger(logger: Logger): Logger {
-  return logger.child(
-    { log: 'decision' },
-    { redact: { paths: ['authorization', 'token', 'access_token', 'secret', 'client_secret', 'password'], censor: '[redacted]' } },
-  );
+  return logger.child({ log: 'decision' });
 }
 
 /**
@@ -33,29 +30,29 @@ export const withoutValues = (message: string): string => message.replace(/`[^`]
 
 /**
  * One line per decision, written after the response (api.md §3: the key of the decision log is
- * the decision id). Parameter values never appear; pino writes asynchronously.
+ * the decision id). Parameter values never appear. The fields are written as JSON text directly, in a
+ * fixed order, and the line in the logger's format (writeInfoLine); the write itself happens on the
+ * log's writer thread.
  */
 export function logDecision(logger: Logger, record: DecisionRecord): void {
+  if (!logger.isLevelEnabled('info')) return;
   const { decision } = record;
-  logger.info(
-    {
-      decisionId: record.decisionId,
-      requestId: record.requestId,
-      clientId: record.clientId,
-      action: record.action,
-      solution: record.solution,
-      revision: record.revision,
-      explain: record.explain,
-      matchedPolicies: decision.matchedPolicies,
-      allowed: decision.allowed,
-      decided: decision.decided,
-      modifiers: decision.modifiers.length,
-      delayMs: decision.delayMs,
-      latencyUs: record.latencyUs,
-      errors: decision.errors.map((e) => ({ policyId: e.policyId, mechanism: e.mechanism, message: withoutValues(e.message) })),
-      plannedExecutions: record.explain ? 0 : decision.executions.length,
-      executions: record.explain ? [] : decision.executions.map((e) => ({ policyId: e.policyId, action: e.action })),
-    },
+  const errors =
+    decision.errors.length === 0
+      ? '[]'
+      : JSON.stringify(decision.errors.map((e) => ({ policyId: e.policyId, mechanism: e.mechanism, message: withoutValues(e.message) })));
+  const executions =
+    record.explain || decision.executions.length === 0
+      ? '[]'
+      : JSON.stringify(decision.executions.map((e) => ({ policyId: e.policyId, action: e.action })));
+  writeInfoLine(
+    logger,
     'decision',
+    `"decisionId":${jsonString(record.decisionId)},"requestId":${jsonString(record.requestId)},` +
+      `"clientId":${jsonString(record.clientId)},"action":${jsonString(record.action)},"solution":${jsonString(record.solution)},` +
+      `"revision":${jsonNumber(record.revision)},"explain":${record.explain},"matchedPolicies":${jsonStrings(decision.matchedPolicies)},` +
+      `"allowed":${decision.allowed},"decided":${decision.decided},"modifiers":${decision.modifiers.length},` +
+      `"delayMs":${jsonNumber(decision.delayMs)},"latencyUs":${jsonNumber(record.latencyUs)},"errors":${errors},` +
+      `"plannedExecutions":${record.explain ? 0 : decision.executions.length},"executions":${executions}`,
   );
 }

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { createLineSink } from './line-sink';
 
 export type { Logger };
 
@@ -22,6 +23,10 @@ const REDACTED = [
   '*.authorization',
 ];
 
+/**
+ * A JSON-lines logger. Without a destination it writes to stdout through a line sink whose writes run on a
+ * worker thread (line-sink.ts): the service's own thread only copies each line into a bounded ring.
+ */
 export function createLogger(service: string, level: string, destination?: pino.DestinationStream): Logger {
   return pino(
     {
@@ -31,17 +36,6 @@ export function createLogger(service: string, level: string, destination?: pino.
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? batchedStdout(),
+    destination ?? createLineSink(1, { service }),
   );
-}
-
-/**
- * stdout written in batches of about 4 KiB: under load one write call carries a dozen decision lines
- * instead of one each. A timer flushes what is left at least once a second, so a quiet service's
- * lines are not held back; shutdown flushes the rest.
- */
-function batchedStdout(): pino.DestinationStream {
-  const stream = pino.destination({ dest: 1, sync: false, minLength: 4096 });
-  setInterval(() => stream.flush(), 1000).unref();
-  return stream;
 }
