@@ -12,6 +12,7 @@ export * from './auth/jwks';
 export * from './auth/verifier';
 export * from './auth/middleware';
 export * from './observability/logger';
+export * from './observability/log-format';
 export * from './observability/metrics';
 export * from './db/database';
 export * from './db/migrate';

@@ -1,4 +1,5 @@
 import pino, { type Logger } from 'pino';
+import { prettyStdout, prettyStdoutRequested } from './log-format';
 
 export type { Logger };
 
@@ -31,7 +32,7 @@ export function createLogger(service: string, level: string, destination?: pino.
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? batchedStdout(),
+    destination ?? (prettyStdoutRequested() ? prettyStdout() : batchedStdout()),
   );
 }
 
