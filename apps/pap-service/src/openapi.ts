@@ -1,5 +1,4 @@
-import { COMPONENT_TYPES, SCOPES, problemSchema } from '@custos/contracts';
-import { componentSchema, interfaceSchema, pepInterfaceSchema } from './routes/component-schema';
+import { COMPONENT_TYPES, SCOPES, componentSchema, interfaceSchema, pepInterfaceSchema, problemSchema } from '@custos/contracts';
 
 /** OpenAPI 3.1 description of everything pap-service serves (api.md §4, §5). */
 
@@ -77,7 +76,7 @@ export const openapi = {
       'Policy administration: components, policies and the deployed set. Every change of the deployed set gets a ' +
       'new gap-free revision (header `Policy-Revision`) and reaches the decision points through NATS.',
   },
-  servers: [{ url: 'http://127.0.0.1:8081' }],
+  servers: [{ url: '/' }],
   components: {
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'an access token of auth-service' },
@@ -90,7 +89,18 @@ export const openapi = {
     },
     schemas: {
       Problem: problemSchema,
-      Component: componentSchema,
+      // The envelope pap validates first, with the interface shapes it checks next for the component's type.
+      Component: {
+        ...componentSchema,
+        properties: {
+          ...componentSchema.properties,
+          componentInterfaces: {
+            ...componentSchema.properties.componentInterfaces,
+            description: '`PepInterfaceDescription`s for a PEP, `InterfaceDescription`s for a PIP or PXP',
+            items: { oneOf: [{ $ref: '#/components/schemas/PepInterfaceDescription' }, { $ref: '#/components/schemas/InterfaceDescription' }] },
+          },
+        },
+      },
       PepInterfaceDescription: pepInterfaceSchema,
       InterfaceDescription: interfaceSchema,
       PolicyId: {

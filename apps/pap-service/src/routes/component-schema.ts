@@ -1,9 +1,11 @@
 import {
-  COMPONENT_TYPES,
+  componentSchema,
   ERROR_CODES,
+  interfaceSchema,
   NAME_PATTERN,
   parseComponentUrn,
   parseUrn,
+  pepInterfaceSchema,
   type Component,
   type ComponentType,
   type ProblemError,
@@ -14,74 +16,9 @@ import { compileValidator, HttpProblem, problems } from '@custos/service-kit';
  * The Component body of api.md §4, strictly: unknown fields are errors, and interface shapes
  * depend on the component type. Checked in two schema stages (the envelope, then the interfaces
  * against the type's shape) and then by rules JSON Schema cannot state (the identifier's type
- * segment, URL schemes, method URNs of the component's own solution).
+ * segment, URL schemes, method URNs of the component's own solution). The schemas are the
+ * contract's, the very objects pap's OpenAPI document shows.
  */
-const text = (maxLength: number, minLength = 0) => ({ type: 'string', minLength, maxLength });
-
-const parameterSchema = (withMandatory: boolean) => ({
-  type: 'object',
-  required: ['name', 'type'],
-  additionalProperties: false,
-  properties: {
-    name: text(256, 1),
-    description: text(4096),
-    type: text(512, 1),
-    ...(withMandatory ? { mandatory: { type: 'boolean' } } : {}),
-  },
-});
-
-export const pepInterfaceSchema = {
-  type: 'object',
-  required: ['type', 'event', 'preventive', 'methodName', 'returnType', 'parameters'],
-  additionalProperties: false,
-  properties: {
-    type: { enum: ['PepInterfaceDescription'] },
-    event: {
-      type: 'object',
-      required: ['platform', 'context', 'action'],
-      additionalProperties: false,
-      properties: { platform: text(512), context: text(512), action: text(512) },
-    },
-    preventive: { type: 'boolean' },
-    methodName: text(512, 1),
-    returnType: text(512),
-    description: text(4096),
-    parameters: { type: 'array', maxItems: 256, items: parameterSchema(false) },
-  },
-} as const;
-
-export const interfaceSchema = {
-  type: 'object',
-  required: ['type', 'methodName', 'returnType', 'parameters'],
-  additionalProperties: false,
-  properties: {
-    type: { enum: ['InterfaceDescription'] },
-    methodName: text(512, 1),
-    returnType: text(512),
-    description: text(4096),
-    parameters: { type: 'array', maxItems: 256, items: parameterSchema(true) },
-  },
-} as const;
-
-export const componentSchema = {
-  type: 'object',
-  required: ['id', 'urls', 'componentInterfaces'],
-  additionalProperties: false,
-  properties: {
-    id: {
-      type: 'object',
-      required: ['componentType', 'identifier'],
-      additionalProperties: false,
-      properties: {
-        componentType: { enum: [...COMPONENT_TYPES] },
-        identifier: text(512, 1),
-      },
-    },
-    urls: { type: 'array', minItems: 1, maxItems: 32, items: text(2048, 1) },
-    componentInterfaces: { type: 'array', maxItems: 256, items: { type: 'object' } },
-  },
-} as const;
-
 const validateEnvelope = compileValidator<Component>(componentSchema);
 const interfacesOf = (items: object) => ({
   type: 'object',
