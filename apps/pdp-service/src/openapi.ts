@@ -7,6 +7,7 @@ import {
   modifierSchema,
   problemSchema,
 } from '@custos/contracts';
+import { tagOperations } from '@custos/service-kit';
 import { replicaStatusSchema } from './routes/status';
 
 const problem = (description: string) => ({
@@ -72,8 +73,12 @@ export const openapi = {
       'Decision routes need a bearer token with scope `event:decide` for the event\'s solution; the rest needs no token and shows no policy content.',
   },
   servers: [{ url: '/' }],
+  tags: [
+    { name: 'decisions', description: 'what enforcement points ask (scope `event:decide`)' },
+    { name: 'operations', description: 'status, health, metrics, documentation' },
+  ],
   security: [],
-  paths: {
+  paths: tagOperations({
     '/event': {
       post: {
         operationId: 'decide',
@@ -161,7 +166,7 @@ export const openapi = {
     '/docs': {
       get: { operationId: 'docs', summary: 'Human-readable API documentation', responses: { '200': plain('an HTML page', 'text/html') } },
     },
-  },
+  } as const, (path) => (path.startsWith('/event') ? 'decisions' : 'operations')),
   components: {
     securitySchemes: {
       bearer: {

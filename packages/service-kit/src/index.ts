@@ -19,3 +19,4 @@ export * from './db/migrate';
 export * from './http/json-syntax';
 export * from './http/storable';
 export * from './http/docs';
+export * from './http/openapi-tags';
