@@ -2,6 +2,7 @@
 // Runs the whole Custos stack in the foreground (what `npm start` runs after the build):
 // auth-service first, then — once auth answers GET /health/ready — pap-service and pdp-service.
 // Every child gets this process's environment; its output lines are prefixed with its name.
+// In a terminal the children log pretty lines (LOG_FORMAT=pretty) unless LOG_FORMAT says otherwise.
 // SIGINT/SIGTERM are forwarded to every child and we exit once they have all exited;
 // a child that exits on its own stops the others and makes us exit non-zero.
 import { spawn } from 'node:child_process';
@@ -15,6 +16,12 @@ const env = { ...process.env };
 const authPort = env.AUTH_PORT || '8082';
 // pap and pdp fetch the JWKS from AUTH_URL; keep it pointing at this auth when only AUTH_PORT was moved.
 env.AUTH_URL ||= `http://127.0.0.1:${authPort}`;
+// The children write to our pipes, not to the terminal: tell them a person is reading, so they print
+// compact colored lines instead of JSON (LOG_FORMAT=json keeps JSON; NO_COLOR keeps the colors off).
+if (process.stdout.isTTY) {
+  env.LOG_FORMAT ||= 'pretty';
+  if (env.LOG_FORMAT === 'pretty' && !env.NO_COLOR) env.FORCE_COLOR ||= '1';
+}
 
 const READY_TIMEOUT_MS = Number(env.STACK_READY_TIMEOUT_MS || 60_000);
 const STOP_TIMEOUT_MS = Number(env.STACK_STOP_TIMEOUT_MS || 15_000);

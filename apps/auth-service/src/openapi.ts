@@ -1,6 +1,14 @@
-import { ALL_SCOPES, TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER, problemSchema } from '@custos/contracts';
+import {
+  ALL_SCOPES,
+  createClientSchema,
+  MAX_CLIENT_DESCRIPTION,
+  TOKEN_ALGORITHM,
+  TOKEN_AUDIENCE,
+  TOKEN_ISSUER,
+  problemSchema,
+} from '@custos/contracts';
 import { TOKEN_LIFETIME_SECONDS } from './oauth/access-token';
-import { CLIENT_BODY_LIMIT, createClientSchema, MAX_DESCRIPTION } from './routes/clients';
+import { CLIENT_BODY_LIMIT } from './routes/clients';
 import { JWKS_MAX_AGE_SECONDS } from './routes/jwks';
 import { TOKEN_BODY_LIMIT } from './routes/token';
 
@@ -84,7 +92,7 @@ export const openapi = {
                 type: 'object',
                 required: ['grant_type'],
                 properties: {
-                  grant_type: { type: 'string', const: 'client_credentials' },
+                  grant_type: { type: 'string', const: 'client_credentials', default: 'client_credentials' },
                   client_id: { type: 'string' },
                   client_secret: { type: 'string' },
                   scope: { type: 'string', description: `space separated subset of: ${ALL_SCOPES.join(' ')}` },
@@ -202,7 +210,7 @@ export const openapi = {
         summary: 'register a client; its secret is shown in this answer only',
         description:
           'The id is generated. The caller may only grant scopes its own token has and solutions it may access. ' +
-          `Bodies up to ${CLIENT_BODY_LIMIT} bytes; description up to ${MAX_DESCRIPTION} characters.`,
+          `Bodies up to ${CLIENT_BODY_LIMIT} bytes; description up to ${MAX_CLIENT_DESCRIPTION} characters.`,
         requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewClient' } } } },
         responses: {
           201: json('created', { $ref: '#/components/schemas/CreatedClient' }, {

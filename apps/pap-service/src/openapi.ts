@@ -1,4 +1,5 @@
 import { COMPONENT_TYPES, SCOPES, componentSchema, interfaceSchema, pepInterfaceSchema, problemSchema } from '@custos/contracts';
+import { tagOperations } from '@custos/service-kit';
 
 /** OpenAPI 3.1 description of everything pap-service serves (api.md §4, §5). */
 
@@ -67,6 +68,15 @@ const invalidPolicy = problem(
   '`invalid_policy`: the XML is malformed or breaks a language or solution rule; `errors` lists every problem with line and column',
 );
 
+const TAGS = [
+  { name: 'components', description: 'PEPs, PIPs and PXPs of a solution' },
+  { name: 'policies', description: 'policies and their deployment' },
+  { name: 'timers', description: 'timers and their deployment' },
+  { name: 'operations', description: 'health, metrics, documentation' },
+];
+const tagOf = (path: string) =>
+  path.startsWith('/ws/component') ? 'components' : path.startsWith('/ws/policy') ? 'policies' : path.startsWith('/ws/timer') ? 'timers' : 'operations';
+
 export const openapi = {
   openapi: '3.1.0',
   info: {
@@ -76,7 +86,8 @@ export const openapi = {
       'Policy administration: components, policies and the deployed set. Every change of the deployed set gets a ' +
       'new gap-free revision (header `Policy-Revision`) and reaches the decision points through NATS.',
   },
-  servers: [{ url: 'http://127.0.0.1:8081' }],
+  servers: [{ url: '/' }],
+  tags: TAGS,
   components: {
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'an access token of auth-service' },
@@ -89,7 +100,18 @@ export const openapi = {
     },
     schemas: {
       Problem: problemSchema,
-      Component: componentSchema,
+      // The envelope pap validates first, with the interface shapes it checks next for the component's type.
+      Component: {
+        ...componentSchema,
+        properties: {
+          ...componentSchema.properties,
+          componentInterfaces: {
+            ...componentSchema.properties.componentInterfaces,
+            description: '`PepInterfaceDescription`s for a PEP, `InterfaceDescription`s for a PIP or PXP',
+            items: { oneOf: [{ $ref: '#/components/schemas/PepInterfaceDescription' }, { $ref: '#/components/schemas/InterfaceDescription' }] },
+          },
+        },
+      },
       PepInterfaceDescription: pepInterfaceSchema,
       InterfaceDescription: interfaceSchema,
       PolicyId: {
@@ -130,7 +152,7 @@ export const openapi = {
       },
     },
   },
-  paths: {
+  paths: tagOperations({
     '/ws/component': {
       get: {
         summary: 'list components',
@@ -428,5 +450,5 @@ export const openapi = {
     '/metrics': { get: { summary: 'Prometheus metrics', responses: { 200: { description: 'text exposition format' } } } },
     '/openapi.json': { get: { summary: 'this document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
     '/docs': { get: { summary: 'human-readable API page', responses: { 200: { description: 'HTML' } } } },
-  },
+  } as const, tagOf),
 } as const;

@@ -1,38 +1,19 @@
-import { HEADERS, MIN_REVISION_WAIT_MS, eventSchema, problemSchema } from '@custos/contracts';
+import {
+  HEADERS,
+  MIN_REVISION_WAIT_MS,
+  answeredValueSchema,
+  authorizationDecisionSchema,
+  eventSchema,
+  modifierSchema,
+  problemSchema,
+} from '@custos/contracts';
+import { tagOperations } from '@custos/service-kit';
 import { replicaStatusSchema } from './routes/status';
 
 const problem = (description: string) => ({
   description,
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
-
-const parameterValue = {
-  type: 'object',
-  required: ['value', 'type', 'isComplex'],
-  properties: {
-    value: { description: 'the value; objects and lists are JSON' },
-    type: {
-      type: 'string',
-      enum: ['java.lang.String', 'java.lang.Double', 'java.lang.Boolean', 'java.lang.Object', 'java.util.ArrayList'],
-    },
-    isComplex: { type: 'boolean', description: 'true for objects and lists' },
-  },
-};
-
-const decisionProperties = {
-  id: {
-    type: 'object',
-    required: ['identifier'],
-    properties: { identifier: { type: 'string', pattern: '^urn:decision:[0-9a-f-]{36}$', description: '`urn:decision:` + UUIDv7' } },
-  },
-  eventAllowed: { type: 'boolean' },
-  modifiers: {
-    type: 'array',
-    description: 'one per `modify` of the allowing branches, ordered by policy id, mechanism, modify; empty when inhibited',
-    items: { $ref: '#/components/schemas/Modifier' },
-  },
-  delay: { type: 'integer', minimum: 0, description: 'milliseconds the enforcement point waits before releasing or dropping the event' },
-};
 
 const revisionHeader = {
   [HEADERS.policyRevision]: { description: 'revision of the policy set that decided', schema: { type: 'integer', minimum: 0 } },
@@ -92,8 +73,12 @@ export const openapi = {
       'Decision routes need a bearer token with scope `event:decide` for the event\'s solution; the rest needs no token and shows no policy content.',
   },
   servers: [{ url: '/' }],
+  tags: [
+    { name: 'decisions', description: 'what enforcement points ask (scope `event:decide`)' },
+    { name: 'operations', description: 'status, health, metrics, documentation' },
+  ],
   security: [],
-  paths: {
+  paths: tagOperations({
     '/event': {
       post: {
         operationId: 'decide',
@@ -181,7 +166,7 @@ export const openapi = {
     '/docs': {
       get: { operationId: 'docs', summary: 'Human-readable API documentation', responses: { '200': plain('an HTML page', 'text/html') } },
     },
-  },
+  } as const, (path) => (path.startsWith('/event') ? 'decisions' : 'operations')),
   components: {
     securitySchemes: {
       bearer: {
@@ -193,46 +178,19 @@ export const openapi = {
     },
     schemas: {
       Event: eventSchema,
-      ParameterValue: parameterValue,
+      ParameterValue: answeredValueSchema,
       NamedParameter: {
         type: 'object',
         required: ['name', 'value'],
         properties: { name: { type: 'string' }, value: { $ref: '#/components/schemas/ParameterValue' } },
       },
-      Modifier: {
-        type: 'object',
-        required: ['name', 'expression', 'engine'],
-        properties: {
-          name: { type: 'string', description: 'the event parameter to modify' },
-          expression: { type: 'string', description: 'the jsonPathQuery, `$` when absent' },
-          engine: {
-            type: 'array',
-            minItems: 1,
-            maxItems: 1,
-            items: {
-              type: 'object',
-              required: ['method', 'parameters'],
-              properties: {
-                method: { type: 'string' },
-                parameters: {
-                  type: 'array',
-                  items: {
-                    type: 'object',
-                    required: ['name', 'value'],
-                    properties: { name: { type: 'string' }, value: { $ref: '#/components/schemas/ParameterValue' } },
-                  },
-                },
-              },
-            },
-          },
-        },
-      },
-      AuthorizationDecision: { type: 'object', required: ['id', 'eventAllowed', 'modifiers', 'delay'], properties: decisionProperties },
+      Modifier: modifierSchema,
+      AuthorizationDecision: authorizationDecisionSchema,
       ExplainedDecision: {
-        type: 'object',
-        required: ['id', 'eventAllowed', 'modifiers', 'delay', 'explanation', 'policyRevision'],
+        ...authorizationDecisionSchema,
+        required: [...authorizationDecisionSchema.required, 'explanation', 'policyRevision'],
         properties: {
-          ...decisionProperties,
+          ...authorizationDecisionSchema.properties,
           policyRevision: { type: 'integer', description: 'revision of the policy set that decided' },
           explanation: { type: 'array', items: { $ref: '#/components/schemas/MechanismExplanation' } },
         },

@@ -1,6 +1,10 @@
+import { ALL_SCOPES } from './scopes';
+import { SOLUTION_PATTERN } from './urns';
+
 /**
  * JSON Schemas (draft 2020-12 subset that ajv compiles) of request bodies.
- * They live here because they are part of the wire contract.
+ * They live here because they are part of the wire contract: the services validate with them and
+ * their OpenAPI documents show them, so the two cannot drift apart.
  */
 const TOKEN = '^[A-Za-z0-9._-]+$';
 
@@ -76,5 +80,88 @@ export const problemSchema = {
         properties: { message: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' }, path: { type: 'string' } },
       },
     },
+  },
+} as const;
+
+export const MAX_CLIENT_SOLUTIONS = 100;
+export const MAX_CLIENT_DESCRIPTION = 1000;
+
+/** POST /clients of auth-service (and `custos clients create`). */
+export const createClientSchema = {
+  type: 'object',
+  required: ['solutions', 'scopes'],
+  properties: {
+    solutions: {
+      type: 'array',
+      minItems: 1,
+      maxItems: MAX_CLIENT_SOLUTIONS,
+      uniqueItems: true,
+      items: { type: 'string', minLength: 1, maxLength: 128, pattern: `^(${SOLUTION_PATTERN}|\\*)$` },
+    },
+    scopes: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...ALL_SCOPES] } },
+    description: { type: 'string', maxLength: MAX_CLIENT_DESCRIPTION },
+  },
+  additionalProperties: false,
+} as const;
+
+// The component schemas (pepInterfaceSchema, interfaceSchema, componentSchema) live in component-schema.ts.
+
+/** The Java type names the pdp gives the values it answers with (modifier parameters, explanations). */
+export const ANSWERED_VALUE_TYPES = ['java.lang.String', 'java.lang.Double', 'java.lang.Boolean', 'java.lang.Object', 'java.util.ArrayList'] as const;
+
+/** A typed value in a pdp answer: unlike a request's, every field is there and the type is one of the above. */
+export const answeredValueSchema = {
+  type: 'object',
+  required: ['value', 'type', 'isComplex'],
+  properties: {
+    value: { description: 'the value; objects and lists are JSON' },
+    type: { type: 'string', enum: [...ANSWERED_VALUE_TYPES] },
+    isComplex: { type: 'boolean', description: 'true for objects and lists' },
+  },
+} as const;
+
+const answeredParameterSchema = {
+  type: 'object',
+  required: ['name', 'value'],
+  properties: { name: { type: 'string' }, value: answeredValueSchema },
+} as const;
+
+/** One modifier of a decision (api.md §3). */
+export const modifierSchema = {
+  type: 'object',
+  required: ['name', 'expression', 'engine'],
+  properties: {
+    name: { type: 'string', description: 'the event parameter to modify' },
+    expression: { type: 'string', description: 'the jsonPathQuery, `$` when absent' },
+    engine: {
+      type: 'array',
+      minItems: 1,
+      maxItems: 1,
+      items: {
+        type: 'object',
+        required: ['method', 'parameters'],
+        properties: { method: { type: 'string' }, parameters: { type: 'array', items: answeredParameterSchema } },
+      },
+    },
+  },
+} as const;
+
+/** The answer of POST /event (api.md §3). */
+export const authorizationDecisionSchema = {
+  type: 'object',
+  required: ['id', 'eventAllowed', 'modifiers', 'delay'],
+  properties: {
+    id: {
+      type: 'object',
+      required: ['identifier'],
+      properties: { identifier: { type: 'string', pattern: '^urn:decision:[0-9a-f-]{36}$', description: '`urn:decision:` + UUIDv7' } },
+    },
+    eventAllowed: { type: 'boolean' },
+    modifiers: {
+      type: 'array',
+      description: 'one per `modify` of the allowing branches, ordered by policy id, mechanism, modify; empty when inhibited',
+      items: modifierSchema,
+    },
+    delay: { type: 'integer', minimum: 0, description: 'milliseconds the enforcement point waits before releasing or dropping the event' },
   },
 } as const;

@@ -6,3 +6,4 @@ export * from './processes';
 export * from './nats-server';
 export * from './stack';
 export * from './http';
+export * from './openapi-routes';

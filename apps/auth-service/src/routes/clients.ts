@@ -1,5 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ALL_SCOPES, ALL_SOLUTIONS, ERROR_CODES, SOLUTION_PATTERN } from '@custos/contracts';
+import {
+  ALL_SCOPES,
+  ALL_SOLUTIONS,
+  createClientSchema,
+  ERROR_CODES,
+  MAX_CLIENT_DESCRIPTION,
+  MAX_CLIENT_SOLUTIONS,
+} from '@custos/contracts';
 import {
   compileValidator,
   foreignSolution,
@@ -17,8 +24,8 @@ import { noStore } from '../oauth/errors';
 
 export const CLIENTS_PATH = '/clients';
 export const CLIENT_BODY_LIMIT = 16 * 1024;
-export const MAX_SOLUTIONS = 100;
-export const MAX_DESCRIPTION = 1000;
+export const MAX_SOLUTIONS = MAX_CLIENT_SOLUTIONS;
+export const MAX_DESCRIPTION = MAX_CLIENT_DESCRIPTION;
 
 export interface CreateClientBody {
   solutions: string[];
@@ -26,23 +33,7 @@ export interface CreateClientBody {
   description?: string;
 }
 
-export const createClientSchema = {
-  type: 'object',
-  required: ['solutions', 'scopes'],
-  properties: {
-    solutions: {
-      type: 'array',
-      minItems: 1,
-      maxItems: MAX_SOLUTIONS,
-      uniqueItems: true,
-      items: { type: 'string', minLength: 1, maxLength: 128, pattern: `^(${SOLUTION_PATTERN}|\\*)$` },
-    },
-    scopes: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...ALL_SCOPES] } },
-    description: { type: 'string', maxLength: MAX_DESCRIPTION },
-  },
-  additionalProperties: false,
-} as const;
-
+// The contract's schema, the very object the OpenAPI document shows.
 const validateCreate: BodyValidator<CreateClientBody> = compileValidator<CreateClientBody>(createClientSchema);
 
 /** A new client as the admin API and the CLI accept it, or a 400 problem locating every mistake. */

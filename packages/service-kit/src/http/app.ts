@@ -4,7 +4,7 @@ import type { Logger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
 import { uuidv7 } from '../ids';
 import { HttpProblem, problems, writeProblem } from './problem';
-import { renderDocsPage } from './docs';
+import { mountDocs } from './docs';
 
 export interface ReadinessReport {
   ready: boolean;
@@ -92,8 +92,7 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
     },
   });
   route('/openapi.json', { get: (_req, res) => void res.json(options.openapi) });
-  const docsPage = renderDocsPage(options.openapi);
-  route('/docs', { get: (_req, res) => void res.type('html').send(docsPage) });
+  mountDocs(app, route, options.openapi);
 
   const finish = () => {
     app.use((req: Request) => {

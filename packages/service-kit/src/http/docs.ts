@@ -1,4 +1,26 @@
-/** A self-contained HTML page listing the operations of an OpenAPI document (no external assets). */
+import type { Express, RequestHandler } from 'express';
+import type { RouteHandlers } from './app';
+import { DOCS_ASSETS_PATH, docsAssets } from './docs-assets';
+
+export { DOCS_ASSETS_PATH };
+export const DOCS_PATH = '/docs';
+
+/**
+ * The docs page runs only this service's own scripts and styles and talks only to this service
+ * ("try it"); images may be inline data, which Swagger UI's stylesheet uses for its icons.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ');
+
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
 
@@ -8,12 +30,13 @@ interface Operation {
   responses?: Record<string, { description?: string }>;
 }
 
-export function renderDocsPage(openapi: object): string {
-  const doc = openapi as {
-    info?: { title?: string; version?: string; description?: string };
-    paths?: Record<string, Record<string, Operation>>;
-  };
-  const title = escape(doc.info?.title ?? 'API');
+interface Document {
+  info?: { title?: string; version?: string; description?: string };
+  paths?: Record<string, Record<string, Operation>>;
+}
+
+/** The operations as plain HTML, for readers without JavaScript (the interactive page needs it). */
+function operationList(doc: Document): string {
   const rows: string[] = [];
   for (const [path, methods] of Object.entries(doc.paths ?? {})) {
     for (const [method, op] of Object.entries(methods)) {
@@ -28,9 +51,49 @@ export function renderDocsPage(openapi: object): string {
       );
     }
   }
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem}code{background:#f3f3f3;padding:0 .2rem}section{border-top:1px solid #ddd}</style>
-</head><body><h1>${title} <small>${escape(doc.info?.version ?? '')}</small></h1>
+  return rows.join('\n');
+}
+
+/**
+ * The interactive API reference (Swagger UI, loaded from this service) of an OpenAPI document,
+ * with the operations listed in plain HTML as well for readers without JavaScript.
+ */
+export function renderDocsPage(openapi: object): string {
+  const doc = openapi as Document;
+  const title = escape(doc.info?.title ?? 'API');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="icon" type="image/png" href="${DOCS_ASSETS_PATH}/favicon-32x32.png">
+<link rel="stylesheet" href="${DOCS_ASSETS_PATH}/swagger-ui.css">
+<link rel="stylesheet" href="${DOCS_ASSETS_PATH}/custos-docs.css">
+</head>
+<body>
+<div id="swagger-ui"></div>
+<noscript><div class="custos-fallback">
+<h1>${title} <small>${escape(doc.info?.version ?? '')}</small></h1>
 <p>${escape(doc.info?.description ?? '')}</p><p>Machine-readable: <a href="/openapi.json">/openapi.json</a></p>
-${rows.join('\n')}</body></html>`;
+${operationList(doc)}
+</div></noscript>
+<script src="${DOCS_ASSETS_PATH}/swagger-ui-bundle.js"></script>
+<script src="${DOCS_ASSETS_PATH}/custos-docs.js"></script>
+</body>
+</html>
+`;
+}
+
+/** GET /docs (the page) and its assets under /docs/assets, every answer under the page's policy. */
+export function mountDocs(app: Express, route: (path: string, handlers: RouteHandlers) => void, openapi: object): void {
+  const page = renderDocsPage(openapi);
+  const secure: RequestHandler = (_req, res, next) => {
+    res.setHeader('Content-Security-Policy', DOCS_CONTENT_SECURITY_POLICY);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    res.setHeader('Referrer-Policy', 'no-referrer');
+    next();
+  };
+  app.use(DOCS_ASSETS_PATH, secure, docsAssets());
+  route(DOCS_PATH, { get: [secure, (_req, res) => void res.type('html').send(page)] });
 }

@@ -1,5 +1,6 @@
 import pino, { type Logger } from 'pino';
 import { createLineSink } from './line-sink';
+import { prettyStdout, prettyStdoutRequested } from './log-format';
 
 export type { Logger };
 
@@ -36,6 +37,6 @@ export function createLogger(service: string, level: string, destination?: pino.
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
     },
-    destination ?? createLineSink(1, { service }),
+    destination ?? (prettyStdoutRequested() ? prettyStdout() : createLineSink(1, { service })),
   );
 }

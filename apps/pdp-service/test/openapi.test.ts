@@ -1,0 +1,79 @@
+import Ajv from 'ajv';
+import request from 'supertest';
+import { answeredValueSchema, authorizationDecisionSchema, eventSchema, modifierSchema, problemSchema } from '@custos/contracts';
+import { TestAuthority, documentedOperations, servedOperations } from '@custos/test-kit';
+import { DECISION_PATH, EXPLAIN_PATH, type PdpListener } from '../src/app';
+import { openapi } from '../src/openapi';
+import { maskingPolicy } from './support/policies';
+import { startPdp, wireEvent, type PdpHarness } from './support/pdp';
+
+/** A validator of one component schema of the document, its `$ref`s resolved within the document. */
+function validatorOf(name: keyof typeof openapi.components.schemas) {
+  const ajv = new Ajv({ strict: false, allErrors: true, allowUnionTypes: true });
+  return ajv.compile({ ...openapi.components.schemas[name], components: openapi.components });
+}
+
+describe('the OpenAPI document of pdp-service', () => {
+  let authority: TestAuthority;
+  let token: string;
+  let pdp: PdpHarness;
+
+  beforeAll(async () => {
+    authority = await new TestAuthority().start();
+    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
+    pdp = await startPdp({ authority });
+  });
+
+  afterAll(async () => {
+    await pdp?.stop();
+    await authority?.stop();
+  });
+
+  it('describes exactly the operations the pdp serves, the bare node:http decision routes included', () => {
+    const listener = pdp.server.listeners('request')[0] as PdpListener;
+    expect(typeof listener.app).toBe('function');
+    const served = new Set(servedOperations(listener.app));
+    // Answered by the listener before express sees them (app.ts); the express routes behind are for `/event/` and 405s.
+    served.add(`post ${DECISION_PATH}`);
+    served.add(`post ${EXPLAIN_PATH}`);
+    expect(served).toContain('get /status');
+    expect(served).toContain('get /docs');
+    expect(documentedOperations(openapi)).toEqual([...served].sort());
+  });
+
+  it('shows the schemas of the contract that validate requests and shape answers, not copies', () => {
+    const schemas = openapi.components.schemas;
+    expect(schemas.Event).toBe(eventSchema);
+    expect(schemas.AuthorizationDecision).toBe(authorizationDecisionSchema);
+    expect(schemas.Modifier).toBe(modifierSchema);
+    expect(schemas.ParameterValue).toBe(answeredValueSchema);
+    expect(schemas.Problem).toBe(problemSchema);
+    expect(schemas.ExplainedDecision.properties.modifiers).toBe(authorizationDecisionSchema.properties.modifiers);
+  });
+
+  it('describes what the pdp answers: a decision with modifiers, an explanation and a problem', async () => {
+    await pdp.deploy('urn:policy:acme:mask', maskingPolicy('urn:policy:acme:mask', 'urn:action:acme:show'));
+    const event = wireEvent('show', { user: { name: { firstName: 'Ann' } }, amount: 1234 });
+    const post = (path: string, body: unknown) => request(pdp.server).post(path).set('Authorization', `Bearer ${token}`).send(body as object);
+
+    const explained = await post(EXPLAIN_PATH, event);
+    expect(explained.status).toBe(200);
+    expect(explained.body.modifiers).toHaveLength(2);
+    const explainedValid = validatorOf('ExplainedDecision');
+    expect({ valid: explainedValid(explained.body), errors: explainedValid.errors }).toEqual({ valid: true, errors: null });
+
+    const decided = await post(DECISION_PATH, event);
+    expect(decided.status).toBe(200);
+    expect(decided.body.modifiers).toHaveLength(2);
+    const decisionValid = validatorOf('AuthorizationDecision');
+    expect({ valid: decisionValid(decided.body), errors: decisionValid.errors }).toEqual({ valid: true, errors: null });
+    // The schema is strict enough to fail: an answer without its modifiers' types would not pass.
+    const untyped = { ...decided.body, modifiers: [{ ...decided.body.modifiers[0], engine: [{ method: 'append', parameters: [{ name: 'x', value: { value: 1 } }] }] }] };
+    expect(decisionValid(untyped)).toBe(false);
+
+    const rejected = await post(DECISION_PATH, { actionId: { scope: 'acme' }, timestamp: -1 });
+    expect(rejected.status).toBe(400);
+    const problemValid = validatorOf('Problem');
+    expect(problemValid(rejected.body)).toBe(true);
+  });
+});
