@@ -1,10 +1,14 @@
 import { createServer } from 'node:http';
-import { installShutdown, listen } from '@custos/service-kit';
+import { checkNats, failStartup, installShutdown, listen } from '@custos/service-kit';
+import { SERVICE_NAME } from './app';
 import { composePap } from './compose';
 import { readPapConfig } from './config';
 
 async function main(): Promise<void> {
   const config = readPapConfig(process.env);
+  // Once started, pap keeps taking changes while NATS is down (the outbox holds them); a NATS it never reaches or
+  // without JetStream at start is a setup mistake, said now rather than as endless retries.
+  await checkNats(process.env);
   const pap = composePap(config);
   await pap.start();
   const server = createServer(pap.app);
@@ -14,8 +18,4 @@ async function main(): Promise<void> {
   installShutdown(server, logger, [() => pap.stop()]);
 }
 
-main().catch((error: unknown) => {
-  // The logger may not exist yet: write the failure plainly and exit non-zero.
-  console.error('pap-service failed to start:', error);
-  process.exit(1);
-});
+main().catch((error: unknown) => failStartup(SERVICE_NAME, error, process.env));

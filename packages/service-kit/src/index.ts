@@ -17,3 +17,4 @@ export * from './db/database';
 export * from './db/migrate';
 export * from './http/json-syntax';
 export * from './http/storable';
+export * from './startup';
