@@ -10,10 +10,16 @@ async function main(): Promise<void> {
   // without JetStream at start is a setup mistake, said now rather than as endless retries.
   await checkNats(process.env);
   const pap = composePap(config);
-  await pap.start();
-  const server = createServer(pap.app);
-  await listen(server, config.port);
   const { logger } = pap.deps;
+  const server = createServer(pap.app);
+  try {
+    await pap.start();
+    await listen(server, config.port);
+  } catch (error) {
+    // What was logged comes out before the line that says why the start failed.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    throw error;
+  }
   logger.info({ port: config.port, natsPrefix: config.natsPrefix }, 'pap-service listening');
   installShutdown(server, logger, [() => pap.stop()]);
 }

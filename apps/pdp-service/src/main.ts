@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { checkNats, failStartup, installShutdown, type Env } from '@custos/service-kit';
+import { checkNats, createLogger, failStartup, installShutdown, type Env } from '@custos/service-kit';
 import { composePdp, type ComposedPdp } from './compose';
 import { readPdpConfig } from './config';
 import { SERVICE_NAME } from './metrics';
@@ -12,8 +12,15 @@ export async function start(env: Env): Promise<RunningPdp> {
   const config = readPdpConfig(env);
   // composePdp waits for NATS without end; a NATS never reached or without JetStream at start is said at once.
   await checkNats(env);
-  const pdp = await composePdp(config);
-  return { ...pdp, server: await pdp.listen() };
+  const logger = createLogger(SERVICE_NAME, config.logLevel);
+  try {
+    const pdp = await composePdp(config, { logger });
+    return { ...pdp, server: await pdp.listen() };
+  } catch (error) {
+    // What was logged comes out before the line that says why the start failed.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    throw error;
+  }
 }
 
 if (require.main === module) {
