@@ -5,6 +5,7 @@ import { LocalPolicyChannel } from '@custos/contracts';
 import { composePap, readPapConfig } from '@custos/pap-service';
 import { composePdp, readPdpConfig } from '@custos/pdp-service';
 import { createLogger, listen, readOptional, type Closer, type Env } from '@custos/service-kit';
+import { lockDataDir } from './data-lock';
 import { startEmbeddedPostgres } from './database';
 
 /** Where embedded mode keeps its database unless `CUSTOS_DATA_DIR` says otherwise (relative to the working folder). */
@@ -25,7 +26,12 @@ export interface EmbeddedCustos {
 export async function startEmbedded(env: Env): Promise<EmbeddedCustos> {
   const dataDir = path.resolve(readOptional(env, 'CUSTOS_DATA_DIR') ?? DEFAULT_DATA_DIR);
   const logger = createLogger('embedded', readOptional(env, 'LOG_LEVEL') ?? 'info');
-  const database = await startEmbeddedPostgres(path.join(dataDir, 'postgres'), logger);
+  const unlock = lockDataDir(dataDir);
+  const database = await startEmbeddedPostgres(path.join(dataDir, 'postgres'), logger).catch((error: unknown) => {
+    unlock();
+    throw error;
+  });
+  const { pool } = database;
   const servers: Server[] = [];
   const closers: Closer[] = [];
   let stopping: Promise<void> | undefined;
@@ -41,26 +47,28 @@ export async function startEmbedded(env: Env): Promise<EmbeddedCustos> {
         }
       }
       await database.close();
+      unlock();
     })();
     return stopping;
   };
   try {
-    const authConfig = readAuthConfig({ ...env, DATABASE_URL: database.url });
+    const databaseUrl = database.url;
+    const authConfig = readAuthConfig({ ...env, DATABASE_URL: databaseUrl });
     const authUrl = `http://127.0.0.1:${authConfig.port}`;
-    const shared = { ...env, DATABASE_URL: database.url, AUTH_URL: authUrl };
+    const shared = { ...env, DATABASE_URL: databaseUrl, AUTH_URL: authUrl };
     const channel = new LocalPolicyChannel();
 
-    const auth = await composeAuth(authConfig, { pool: database.pool });
+    const auth = await composeAuth(authConfig, { pool: pool });
     closers.push(...auth.closers);
     servers.push(await auth.listen());
 
     const papConfig = readPapConfig(shared);
-    const pap = composePap(papConfig, { sharedPool: database.pool, policyChannel: channel });
+    const pap = composePap(papConfig, { sharedPool: pool, policyChannel: channel });
     closers.push(() => pap.stop());
     await pap.start();
     servers.push(await serve(createServer(pap.app), papConfig.port));
 
-    const pdp = await composePdp(readPdpConfig(shared), { sharedPool: database.pool, policyChannel: channel });
+    const pdp = await composePdp(readPdpConfig(shared), { sharedPool: pool, policyChannel: channel });
     closers.push(...pdp.closers);
     servers.push(await pdp.listen());
 
