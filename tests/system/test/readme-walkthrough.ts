@@ -6,8 +6,9 @@ import { repoRoot } from '@custos/test-kit';
 export function walkthroughScript(): string {
   const readme = readFileSync(path.join(repoRoot(), 'README.md'), 'utf8');
   const section = /<!-- walkthrough:start -->\n```bash\n([\s\S]*?)```\n<!-- walkthrough:end -->/.exec(readme);
-  if (!section) throw new Error('README has no walk-through section');
-  return section[1]!;
+  const script = section?.[1];
+  if (script === undefined) throw new Error('README has no walk-through section');
+  return script;
 }
 
 /** Checks that the walk-through printed what the README says it prints. */
