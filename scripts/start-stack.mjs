@@ -134,14 +134,12 @@ function runEmbedded() {
 // The probe addresses can be moved (CUSTOS_PROBE_POSTGRES, CUSTOS_PROBE_NATS) only so that tests can play a machine
 // without PostgreSQL and NATS on one that runs both.
 const probes = { postgres: env.CUSTOS_PROBE_POSTGRES || '127.0.0.1:5432', nats: env.CUSTOS_PROBE_NATS || '127.0.0.1:4222' };
+const embedded = `running Custos embedded in one process (PostgreSQL from PGlite in ${env.CUSTOS_DATA_DIR || '.custos/'}, propagation in process)`;
 if (process.argv.includes('--embedded')) {
-  say('running Custos embedded in one process (PostgreSQL from PGlite in .custos/, propagation in process)');
+  say(embedded);
   runEmbedded();
 } else if (!env.DATABASE_URL && !env.NATS_URL && !(await answers(probes.postgres)) && !(await answers(probes.nats))) {
-  say(
-    `nothing answers on ${probes.postgres} (PostgreSQL) or ${probes.nats} (NATS) and DATABASE_URL and NATS_URL are unset: ` +
-      'running Custos embedded in one process (PostgreSQL from PGlite in .custos/, propagation in process)',
-  );
+  say(`nothing answers on ${probes.postgres} (PostgreSQL) or ${probes.nats} (NATS) and DATABASE_URL and NATS_URL are unset: ${embedded}`);
   runEmbedded();
 } else {
   await startServices();
