@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { clientToken, freePort, repoRoot, waitFor } from '@custos/test-kit';
+import { clientToken, freePort, repoRoot, TEST_NATS_URL, TEST_SERVER_URL, waitFor } from '@custos/test-kit';
 import { expectWalkthroughOutput, walkthroughScript } from './readme-walkthrough';
 
 const run = promisify(execFile);
@@ -23,15 +23,20 @@ async function startWithoutServers(env: Record<string, string>): Promise<Embedde
   const inherited = { ...process.env };
   delete inherited.DATABASE_URL;
   delete inherited.NATS_URL;
-  const child = spawn(process.execPath, [path.join(repoRoot(), 'scripts', 'start-stack.mjs')], {
+  return startScript([], {
+    ...inherited,
+    CUSTOS_PROBE_POSTGRES: `127.0.0.1:${await freePort()}`,
+    CUSTOS_PROBE_NATS: `127.0.0.1:${await freePort()}`,
+    LOG_LEVEL: 'warn',
+    ...env,
+  });
+}
+
+/** scripts/start-stack.mjs with these arguments and exactly this environment, until embedded Custos is ready. */
+async function startScript(args: string[], env: NodeJS.ProcessEnv): Promise<Embedded> {
+  const child = spawn(process.execPath, [path.join(repoRoot(), 'scripts', 'start-stack.mjs'), ...args], {
     cwd: repoRoot(),
-    env: {
-      ...inherited,
-      CUSTOS_PROBE_POSTGRES: `127.0.0.1:${await freePort()}`,
-      CUSTOS_PROBE_NATS: `127.0.0.1:${await freePort()}`,
-      LOG_LEVEL: 'warn',
-      ...env,
-    },
+    env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -140,4 +145,32 @@ describe('npm start without PostgreSQL and NATS (embedded mode)', () => {
     expect(decision.headers.get('policy-revision')).toBe('3');
     expect(await decision.json()).toMatchObject({ eventAllowed: false });
   }, 240_000);
+});
+
+describe('npm run start:embedded where PostgreSQL and NATS run', () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'custos-embedded-forced-'));
+  let embedded: Embedded | undefined;
+
+  afterAll(async () => {
+    await stop(embedded);
+    rmSync(dataDir, { recursive: true, force: true });
+  }, 60_000);
+
+  it('runs embedded all the same, even with DATABASE_URL and NATS_URL set', async () => {
+    const pap = await freePort();
+    embedded = await startScript(['--embedded'], {
+      ...process.env,
+      DATABASE_URL: TEST_SERVER_URL,
+      NATS_URL: TEST_NATS_URL,
+      CUSTOS_DATA_DIR: dataDir,
+      AUTH_PORT: String(await freePort()),
+      PAP_PORT: String(pap),
+      PDP_PORT: String(await freePort()),
+      LOG_LEVEL: 'warn',
+    });
+    expect(embedded.output()).toContain(`running Custos embedded in one process (PostgreSQL from PGlite in ${dataDir}`);
+    const ready = (await (await fetch(`http://127.0.0.1:${pap}/health/ready`)).json()) as { ready: boolean; nats: string };
+    expect(ready).toMatchObject({ ready: true, nats: 'in-process' });
+    expect(await stop(embedded)).toBe(0);
+  }, 180_000);
 });
