@@ -4,7 +4,7 @@ import { composeAuth, readAuthConfig } from '@custos/auth-service';
 import { LocalPolicyChannel } from '@custos/contracts';
 import { composePap, readPapConfig } from '@custos/pap-service';
 import { composePdp, readPdpConfig } from '@custos/pdp-service';
-import { createLogger, listen, readOptional, type Closer, type Env } from '@custos/service-kit';
+import { LOG_LEVELS, createLogger, listen, readChoice, readOptional, type Closer, type Env } from '@custos/service-kit';
 import { lockDataDir } from './data-lock';
 import { startEmbeddedPostgres } from './database';
 
@@ -25,7 +25,7 @@ export interface EmbeddedCustos {
  */
 export async function startEmbedded(env: Env): Promise<EmbeddedCustos> {
   const dataDir = path.resolve(readOptional(env, 'CUSTOS_DATA_DIR') ?? DEFAULT_DATA_DIR);
-  const logger = createLogger('embedded', readOptional(env, 'LOG_LEVEL') ?? 'info');
+  const logger = createLogger('embedded', readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'));
   const unlock = lockDataDir(dataDir);
   const database = await startEmbeddedPostgres(path.join(dataDir, 'postgres'), logger).catch((error: unknown) => {
     unlock();

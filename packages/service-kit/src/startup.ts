@@ -1,4 +1,4 @@
-import { connect } from 'nats';
+import { connect, type NatsConnection } from 'nats';
 import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, readString, type Env } from './config';
 
 /** An expected reason a service cannot start, already said as one sentence for whoever started it. */
@@ -106,7 +106,7 @@ export async function checkNats(env: Env, waitMs = NATS_START_WAIT_MS): Promise<
   const nats = `NATS at \`${endpoint(url, 4222)}\` (${source(env, 'NATS_URL')})`;
   const deadline = Date.now() + waitMs;
   for (;;) {
-    let nc;
+    let nc: NatsConnection;
     try {
       nc = await connect({ servers: url, reconnect: false, timeout: 2000, name: 'startup check' });
     } catch (error) {
