@@ -4,7 +4,8 @@
 //                          [--soak [minutes]] [--profile] [--json <file>]
 //
 // Runs, in order: engine (packages/policy-engine/bench/decide.mjs, when it exists), http, propagation,
-// scale, management, history; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak.
+// scale, management, history; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak;
+// embedded (one process on PGlite) only with --only embedded.
 // Each benchmark prints its figures beside the floor or baseline measured in the same run, then a
 // summary of every target. Every process, database and NATS stream a benchmark starts is removed
 // afterwards, also on failure and on Ctrl-C. PostgreSQL and NATS are the machine's, on their standard
@@ -15,7 +16,7 @@ import { loadavg, cpus } from 'node:os';
 import path from 'node:path';
 import * as lib from './bench/lib.mjs';
 
-const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'soak'];
+const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'soak', 'embedded'];
 const DEFAULT = ['engine', 'http', 'propagation', 'scale', 'management', 'history'];
 const ENGINE_BENCH = path.join(lib.ROOT, 'packages', 'policy-engine', 'bench', 'decide.mjs');
 

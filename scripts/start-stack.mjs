@@ -1,12 +1,16 @@
 #!/usr/bin/env node
 // Runs the whole Custos stack in the foreground (what `npm start` runs after the build):
 // auth-service first, then — once auth answers GET /health/ready — pap-service and pdp-service.
+// When neither DATABASE_URL nor NATS_URL is set and nothing answers on the standard local ports of PostgreSQL and
+// NATS, or with --embedded (`npm run start:embedded`), it runs Custos embedded instead: one process, PostgreSQL from
+// PGlite kept in .custos/, propagation in process (packages/embedded).
 // Every child gets this process's environment; its output lines are prefixed with its name.
 // In a terminal the children log pretty lines (LOG_FORMAT=pretty) unless LOG_FORMAT says otherwise.
 // SIGINT/SIGTERM are forwarded to every child and we exit once they have all exited;
 // a child that exits on its own stops the others and makes us exit non-zero.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { connect } from 'node:net';
 import { createInterface } from 'node:readline';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -106,36 +110,81 @@ async function waitReady(service, timeoutMs) {
   return false;
 }
 
-process.on('SIGINT', () => stop('SIGINT'));
-process.on('SIGTERM', () => stop('SIGTERM'));
-// Last resort (e.g. an exception in this script): leave no orphans behind.
-process.on('exit', () => {
-  for (const child of children.values()) child.kill('SIGKILL');
-});
-
-const missing = services.map((s) => join('apps', s.dir, 'dist', 'main.js')).filter((f) => !existsSync(join(root, f)));
-if (missing.length > 0) {
-  say(`not built: ${missing.join(', ')} (run \`npm run build\`, or use \`npm start\`)`);
-  process.exit(1);
+/** Whether something accepts a TCP connection at `host:port` within a second. */
+function answers(address) {
+  const at = address.lastIndexOf(':');
+  return new Promise((resolve) => {
+    const socket = connect({ host: address.slice(0, at), port: Number(address.slice(at + 1)), timeout: 1000 });
+    const done = (up) => {
+      socket.destroy();
+      resolve(up);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+    socket.once('timeout', () => done(false));
+  });
 }
 
-const [auth, ...rest] = services;
-start(auth);
-if (!(await waitReady(auth, READY_TIMEOUT_MS))) {
-  if (!stopping) {
-    say(`auth-service not ready on port ${auth.port} within ${READY_TIMEOUT_MS} ms`);
-    stop('SIGTERM', true);
+/** Runs packages/embedded in the foreground and exits with it; signals are passed on. */
+function runEmbedded() {
+  const entry = join(root, 'packages', 'embedded', 'dist', 'main.js');
+  if (!existsSync(entry)) {
+    say(`not built: ${entry} (run \`npm run build\`, or use \`npm start\`)`);
+    process.exit(1);
   }
+  const child = spawn(process.execPath, [entry], { cwd: root, env: process.env, stdio: 'inherit', detached: true });
+  for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => child.kill(signal));
+  process.on('exit', () => child.kill('SIGKILL'));
+  child.on('exit', (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+}
+
+// The probe addresses can be moved (CUSTOS_PROBE_POSTGRES, CUSTOS_PROBE_NATS) only so that tests can play a machine
+// without PostgreSQL and NATS on one that runs both.
+const probes = { postgres: env.CUSTOS_PROBE_POSTGRES || '127.0.0.1:5432', nats: env.CUSTOS_PROBE_NATS || '127.0.0.1:4222' };
+const embedded = `running Custos embedded in one process (PostgreSQL from PGlite in ${env.CUSTOS_DATA_DIR || '.custos/'}, propagation in process)`;
+if (process.argv.includes('--embedded')) {
+  say(embedded);
+  runEmbedded();
+} else if (!env.DATABASE_URL && !env.NATS_URL && !(await answers(probes.postgres)) && !(await answers(probes.nats))) {
+  say(`nothing answers on ${probes.postgres} (PostgreSQL) or ${probes.nats} (NATS) and DATABASE_URL and NATS_URL are unset: ${embedded}`);
+  runEmbedded();
 } else {
-  say(`auth-service ready on port ${auth.port}; starting ${rest.map((s) => s.name).join(' and ')}`);
-  rest.forEach(start);
-  // Informational only: pdp is ready once it holds its first policy snapshot from pap.
-  const ready = await Promise.all(rest.map((s) => waitReady(s, READY_TIMEOUT_MS)));
-  if (!stopping) {
-    if (ready.every(Boolean)) {
-      say(`ready: ${services.map((s) => `${s.name} http://127.0.0.1:${s.port}`).join(', ')}`);
-    } else {
-      say(`not ready yet after ${READY_TIMEOUT_MS} ms: ${rest.filter((_, i) => !ready[i]).map((s) => s.name).join(', ')}`);
+  await startServices();
+}
+
+/** The three services as processes of their own, auth first. */
+async function startServices() {
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  // Last resort (e.g. an exception in this script): leave no orphans behind.
+  process.on('exit', () => {
+    for (const child of children.values()) child.kill('SIGKILL');
+  });
+
+  const missing = services.map((s) => join('apps', s.dir, 'dist', 'main.js')).filter((f) => !existsSync(join(root, f)));
+  if (missing.length > 0) {
+    say(`not built: ${missing.join(', ')} (run \`npm run build\`, or use \`npm start\`)`);
+    process.exit(1);
+  }
+
+  const [auth, ...rest] = services;
+  start(auth);
+  if (!(await waitReady(auth, READY_TIMEOUT_MS))) {
+    if (!stopping) {
+      say(`auth-service not ready on port ${auth.port} within ${READY_TIMEOUT_MS} ms`);
+      stop('SIGTERM', true);
+    }
+  } else {
+    say(`auth-service ready on port ${auth.port}; starting ${rest.map((s) => s.name).join(' and ')}`);
+    rest.forEach(start);
+    // Informational only: pdp is ready once it holds its first policy snapshot from pap.
+    const ready = await Promise.all(rest.map((s) => waitReady(s, READY_TIMEOUT_MS)));
+    if (!stopping) {
+      if (ready.every(Boolean)) {
+        say(`ready: ${services.map((s) => `${s.name} http://127.0.0.1:${s.port}`).join(', ')}`);
+      } else {
+        say(`not ready yet after ${READY_TIMEOUT_MS} ms: ${rest.filter((_, i) => !ready[i]).map((s) => s.name).join(', ')}`);
+      }
     }
   }
 }

@@ -21,7 +21,10 @@ import { natsRevocationFeed, type RevocationFeed } from './revocation/feed';
 export interface AuthOverrides {
   logger?: Logger;
   metrics?: ServiceMetrics;
-  /** A pool to share (several instances on one database, as after a restart); closing it is then the caller's. */
+  /**
+   * A pool to share (several instances on one database, as after a restart, or every service on embedded
+   * PostgreSQL); closing it is then the caller's. Its database must exist; migrations run through it.
+   */
   pool?: Pool;
   clock?: AppDeps['clock'];
   /** Replaces parts of `config.rateLimit` (e.g. a high limit so tests are not limited). */
@@ -48,8 +51,14 @@ export interface ComposedAuth {
  */
 export async function composeAuth(config: AuthConfig, overrides: AuthOverrides = {}): Promise<ComposedAuth> {
   const logger = overrides.logger ?? createLogger(SERVICE_NAME, config.logLevel);
-  await ensureDatabase(config.databaseUrl);
-  await migrate({ databaseUrl: config.databaseUrl, schema: 'auth', dir: path.join(__dirname, '..', 'migrations'), logger });
+  if (!overrides.pool) await ensureDatabase(config.databaseUrl);
+  await migrate({
+    databaseUrl: config.databaseUrl,
+    schema: 'auth',
+    dir: path.join(__dirname, '..', 'migrations'),
+    logger,
+    ...(overrides.pool ? { pool: overrides.pool } : {}),
+  });
   const pool = overrides.pool ?? createPool(config.databaseUrl, logger);
   const revocationFeed =
     overrides.revocationFeed ?? natsRevocationFeed({ natsUrl: config.natsUrl, natsPrefix: config.natsPrefix, logger });

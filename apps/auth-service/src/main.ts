@@ -1,4 +1,4 @@
-import { createLogger, installShutdown } from '@custos/service-kit';
+import { createLogger, failStartup, installShutdown } from '@custos/service-kit';
 import { SERVICE_NAME } from './app';
 import { composeAuth } from './compose';
 import { readAuthConfig } from './config';
@@ -12,13 +12,10 @@ async function main(): Promise<void> {
     const server = await auth.listen();
     installShutdown(server, logger, auth.closers);
   } catch (error) {
-    logger.fatal({ err: error }, 'auth-service failed to start');
-    logger.flush(() => process.exit(1));
+    // The lines logged so far come first, then the one that says why the start failed.
+    logger.flush(() => failStartup(SERVICE_NAME, error, process.env));
   }
 }
 
-main().catch((error: unknown) => {
-  // Configuration errors come before there is a logger.
-  process.stderr.write(`${JSON.stringify({ level: 'fatal', service: SERVICE_NAME, msg: (error as Error).message ?? String(error) })}\n`);
-  process.exit(1);
-});
+// Configuration errors come before there is a logger.
+main().catch((error: unknown) => failStartup(SERVICE_NAME, error, process.env));

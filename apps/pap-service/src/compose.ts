@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Express } from 'express';
 import type { Pool, PoolConfig } from 'pg';
+import type { LocalPolicyChannel } from '@custos/contracts';
 import {
   createLogger,
   createMetrics,
@@ -14,6 +15,8 @@ import {
 } from '@custos/service-kit';
 import { createApp, SERVICE_NAME, type AppDeps } from './app';
 import type { PapConfig } from './config';
+import { LocalOutboxPublisher } from './propagation/local-publisher';
+import { answerLocalSnapshots } from './propagation/local-snapshot';
 import { NatsLink } from './propagation/nats-link';
 import { OutboxPublisher } from './propagation/outbox-publisher';
 import { SnapshotResponder } from './propagation/snapshot-responder';
@@ -37,6 +40,13 @@ export interface PapOverrides {
   onChange?: () => void;
   /** Reported as the NATS state by /health/ready; default the link's (`unknown` without propagation). */
   natsState?: () => string;
+  /**
+   * Embedded mode: this pool, shared with the other services, in place of one of pap's own (its database exists;
+   * migrations run through it; ending it is the caller's).
+   */
+  sharedPool?: Pool;
+  /** Embedded mode: propagate over this in-process channel instead of NATS (`/health/ready` says `in-process`). */
+  policyChannel?: LocalPolicyChannel;
 }
 
 export interface ComposedPap {
@@ -59,27 +69,35 @@ interface Propagation {
 export function composePap(config: PapConfig, overrides: PapOverrides = {}): ComposedPap {
   const logger = overrides.logger ?? createLogger(SERVICE_NAME, config.logLevel);
   const metrics = overrides.metrics ?? createMetrics(SERVICE_NAME);
-  const pool = createPool(config.databaseUrl, logger, overrides.pool);
+  const { sharedPool, policyChannel } = overrides;
+  const pool = sharedPool ?? createPool(config.databaseUrl, logger, overrides.pool);
   // Revoked clients and tokens (deleted clients, rotated secrets, RFC 7009): loaded from auth, followed over NATS.
   const revocations = overrides.verifier ? undefined : new RevocationList({ url: `${config.authUrl}/oauth/revocations`, logger });
   const verifier = overrides.verifier ?? new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json`, revocations });
-  const propagation = overrides.propagation === false ? undefined : composePropagation(config, pool, logger, metrics);
+  const propagates = overrides.propagation !== false;
+  const propagation = propagates && !policyChannel ? composePropagation(config, pool, logger, metrics) : undefined;
+  const local = propagates && policyChannel ? new LocalOutboxPublisher({ pool, channel: policyChannel, logger, registry: metrics.registry }) : undefined;
+  let stopAnswering: (() => void) | undefined;
   const deps: AppDeps = {
     pool,
     verifier,
     logger,
     metrics,
-    onChange: overrides.onChange ?? (() => propagation?.publisher.wake()),
-    natsState: overrides.natsState ?? (() => propagation?.link.state() ?? 'unknown'),
+    onChange: overrides.onChange ?? (() => (local ?? propagation?.publisher)?.wake()),
+    natsState: overrides.natsState ?? (() => (local ? 'in-process' : (propagation?.link.state() ?? 'unknown'))),
   };
   return {
     app: createApp(deps),
     deps,
     start: async () => {
-      await ensureDatabase(config.databaseUrl);
-      await migrate({ databaseUrl: config.databaseUrl, schema: 'pap', dir: MIGRATIONS_DIR, logger });
+      if (!sharedPool) await ensureDatabase(config.databaseUrl);
+      await migrate({ databaseUrl: config.databaseUrl, schema: 'pap', dir: MIGRATIONS_DIR, logger, ...(sharedPool ? { pool: sharedPool } : {}) });
       revocations?.start();
       if (revocations && propagation) propagation.link.onConnected((nc) => revocations.follow(nc, config.natsPrefix));
+      if (local && policyChannel) {
+        stopAnswering = answerLocalSnapshots(policyChannel, pool, logger);
+        local.start();
+      }
       if (propagation) {
         propagation.link.start();
         propagation.publisher.start();
@@ -90,7 +108,8 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
       const steps = propagation
         ? [() => propagation.publisher.stop(), () => propagation.responder.stop(), () => propagation.link.close()]
         : [];
-      for (const step of [() => revocations?.stop(), ...steps, () => pool.end()]) {
+      if (local) steps.push(() => local.stop(), () => Promise.resolve(stopAnswering?.()));
+      for (const step of [() => revocations?.stop(), ...steps, () => (sharedPool ? Promise.resolve() : pool.end())]) {
         try {
           await step();
         } catch (error) {

@@ -2,6 +2,7 @@ import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import type { Pool } from 'pg';
 import { connect, type NatsConnection } from 'nats';
+import type { LocalPolicyChannel } from '@custos/contracts';
 import {
   RevocationList,
   TokenVerifier,
@@ -24,7 +25,8 @@ import { PgHistoryStore } from './history/store';
 import { SERVICE_NAME, createPdpMetrics, type PdpMetrics } from './metrics';
 import { HttpPipResolver } from './pip/resolver';
 import { PolicySetFollower } from './policy-set/follower';
-import { NatsPolicyTransport } from './policy-set/transport';
+import { LocalPolicyTransport } from './policy-set/local-transport';
+import { NatsPolicyTransport, type PolicyTransport } from './policy-set/transport';
 import { PxpGateway } from './pxp/gateway';
 import { TimerScheduler } from './timers/scheduler';
 
@@ -50,6 +52,13 @@ export interface PdpOverrides {
   startRetention?: boolean;
   /** How long `close` waits for asynchronous PXP executes still pending (default 5 s). */
   pxpDrainMs?: number;
+  /**
+   * Embedded mode: this pool, shared with the other services, in place of the history pool (its database exists;
+   * migrations run through it; ending it is the caller's).
+   */
+  sharedPool?: Pool;
+  /** Embedded mode: follow pap over this in-process channel instead of NATS. */
+  policyChannel?: LocalPolicyChannel;
 }
 
 /** The pdp wired together, not listening yet. */
@@ -60,8 +69,9 @@ export interface ComposedPdp {
   /** The request listener (createApp). */
   listener: PdpListener;
   follower: PolicySetFollower;
-  transport: NatsPolicyTransport;
-  nats: NatsConnection;
+  transport: PolicyTransport;
+  /** Undefined in embedded mode (`policyChannel`). */
+  nats: NatsConnection | undefined;
   /** The pool of history-using decisions, timers and retention. */
   pool: Pool;
   hasher: HistoryHasher;
@@ -91,11 +101,13 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     'starting',
   );
 
-  await ensureDatabase(config.databaseUrl);
-  await migrate({ databaseUrl: config.databaseUrl, schema: 'pdp', dir: path.join(__dirname, '..', 'migrations'), logger });
+  const { sharedPool } = overrides;
+  if (!sharedPool) await ensureDatabase(config.databaseUrl);
+  const migrations = path.join(__dirname, '..', 'migrations');
+  await migrate({ databaseUrl: config.databaseUrl, schema: 'pdp', dir: migrations, logger, ...(sharedPool ? { pool: sharedPool } : {}) });
   const history = config.history;
   // Only history-using decisions, timer claims and retention take a connection; pure decisions never do.
-  const pool = createPool(overrides.historyDatabaseUrl ?? config.databaseUrl, logger, {
+  const pool = sharedPool ?? createPool(overrides.historyDatabaseUrl ?? config.databaseUrl, logger, {
     max: history.poolSize,
     connectionTimeoutMillis: history.timeoutMs,
     statement_timeout: history.timeoutMs,
@@ -150,19 +162,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     ...(clock ? { clock } : {}),
   });
 
-  const nats = await connect({
-    servers: config.natsUrl,
-    name: `${SERVICE_NAME} ${config.replicaId}`,
-    maxReconnectAttempts: -1,
-    reconnectTimeWait: 500,
-    waitOnFirstConnect: true,
-  });
-  const transport = new NatsPolicyTransport(nats, {
-    prefix: config.natsPrefix,
-    requester: config.replicaId,
-    logger,
-    ...(overrides.chunkTimeoutMs === undefined ? {} : { chunkTimeoutMs: overrides.chunkTimeoutMs }),
-  });
+  const { nats, transport } = await connectTransport(config, overrides, logger);
   let scheduler: TimerScheduler | undefined;
   const follower = new PolicySetFollower({
     transport,
@@ -204,7 +204,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
   // Revoked tokens: the list is loaded from auth, followed over NATS and polled (docs/security.md).
   const revocations =
     overrides.verifier === undefined ? new RevocationList({ url: `${config.authUrl}/oauth/revocations`, logger }).start() : undefined;
-  revocations?.follow(nats, config.natsPrefix);
+  if (nats !== undefined) revocations?.follow(nats, config.natsPrefix);
   const listener = createApp({
     logger,
     metrics,
@@ -243,8 +243,8 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
       () => scheduler?.stop(),
       () => retention.stop(),
       () => pxp.drain(pxpDrainMs),
-      () => nats.drain(),
-      () => pool.end(),
+      () => nats?.drain(),
+      () => (sharedPool ? undefined : pool.end()),
       () => {
         pipTargets.close();
         pxpTargets.close();
@@ -258,4 +258,33 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
       return server;
     },
   };
+}
+
+/** NATS, or in embedded mode the in-process channel to pap. */
+async function connectTransport(
+  config: PdpConfig,
+  overrides: PdpOverrides,
+  logger: Logger,
+): Promise<{ nats: NatsConnection | undefined; transport: PolicyTransport }> {
+  if (overrides.policyChannel) {
+    const transport = new LocalPolicyTransport(overrides.policyChannel, {
+      logger,
+      ...(overrides.chunkTimeoutMs === undefined ? {} : { snapshotTimeoutMs: overrides.chunkTimeoutMs }),
+    });
+    return { nats: undefined, transport };
+  }
+  const nats = await connect({
+    servers: config.natsUrl,
+    name: `${SERVICE_NAME} ${config.replicaId}`,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    waitOnFirstConnect: true,
+  });
+  const transport = new NatsPolicyTransport(nats, {
+    prefix: config.natsPrefix,
+    requester: config.replicaId,
+    logger,
+    ...(overrides.chunkTimeoutMs === undefined ? {} : { chunkTimeoutMs: overrides.chunkTimeoutMs }),
+  });
+  return { nats, transport };
 }

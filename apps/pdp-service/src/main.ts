@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import { installShutdown, type Env } from '@custos/service-kit';
+import { checkNats, createLogger, failStartup, installShutdown, type Env } from '@custos/service-kit';
 import { composePdp, type ComposedPdp } from './compose';
 import { readPdpConfig } from './config';
 import { SERVICE_NAME } from './metrics';
@@ -9,16 +9,23 @@ export type RunningPdp = ComposedPdp & { server: Server };
 
 /** Config → composePdp → listen. Nothing else happens here. */
 export async function start(env: Env): Promise<RunningPdp> {
-  const pdp = await composePdp(readPdpConfig(env));
-  return { ...pdp, server: await pdp.listen() };
+  const config = readPdpConfig(env);
+  // composePdp waits for NATS without end; a NATS never reached or without JetStream at start is said at once.
+  await checkNats(env);
+  const logger = createLogger(SERVICE_NAME, config.logLevel);
+  try {
+    const pdp = await composePdp(config, { logger });
+    return { ...pdp, server: await pdp.listen() };
+  } catch (error) {
+    // What was logged comes out before the line that says why the start failed.
+    await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    throw error;
+  }
 }
 
 if (require.main === module) {
   start(process.env).then(
     ({ server, logger, closers }) => void installShutdown(server, logger, closers),
-    (error: unknown) => {
-      console.error(`${SERVICE_NAME} failed to start: ${error instanceof Error ? error.message : String(error)}`);
-      process.exit(1);
-    },
+    (error: unknown) => failStartup(SERVICE_NAME, error, process.env),
   );
 }

@@ -13,3 +13,4 @@ export * from './event-codec';
 export * from './component-schema';
 export * from './change-codec';
 export * from './snapshot-codec';
+export * from './local-channel';

@@ -40,6 +40,9 @@ export interface CommonConfig {
   logLevel: string;
 }
 
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/custos';
+export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function readCommonConfig(env: Env): CommonConfig {
@@ -48,8 +51,8 @@ export function readCommonConfig(env: Env): CommonConfig {
     throw new ConfigError(`NATS_PREFIX may hold letters, digits, \`_\` and \`-\` only, got \`${natsPrefix}\``);
   }
   return {
-    databaseUrl: readString(env, 'DATABASE_URL', 'postgres://postgres@127.0.0.1:5432/custos'),
-    natsUrl: readString(env, 'NATS_URL', 'nats://127.0.0.1:4222'),
+    databaseUrl: readString(env, 'DATABASE_URL', DEFAULT_DATABASE_URL),
+    natsUrl: readString(env, 'NATS_URL', DEFAULT_NATS_URL),
     natsPrefix,
     authUrl: readString(env, 'AUTH_URL', 'http://127.0.0.1:8082').replace(/\/+$/, ''),
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),

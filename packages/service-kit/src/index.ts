@@ -25,3 +25,4 @@ export * from './http/storable';
 export * from './db/rows';
 export * from './http/docs';
 export * from './http/openapi-tags';
+export * from './startup';

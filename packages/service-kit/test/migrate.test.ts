@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import { Client } from 'pg';
+import { Client, Pool } from 'pg';
 import { createLogger, migrate } from '@custos/service-kit';
 import { createTestDatabase, type TestDatabase } from '@custos/test-kit';
 
@@ -37,6 +37,22 @@ describe('migrate', () => {
       expect(table.rows[0].t).toBe('svc.things');
     } finally {
       await client.end();
+    }
+  });
+
+  it('migrates through a pool of one connection when given one, and leaves the pool usable', async () => {
+    const pool = new Pool({ connectionString: database.url, max: 1 });
+    let connections = 0;
+    pool.on('connect', () => connections++);
+    try {
+      await migrate({ databaseUrl: database.url, schema: 'pooled', dir, logger, pool });
+      const applied = await pool.query('SELECT name FROM pooled.pgmigrations');
+      expect(applied.rows.map((r: { name: string }) => r.name)).toEqual(['1700000000000_things']);
+      // The same one connection did the migration and the query after it.
+      expect(connections).toBe(1);
+      expect(pool.idleCount).toBe(1);
+    } finally {
+      await pool.end();
     }
   });
 });

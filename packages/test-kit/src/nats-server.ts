@@ -34,29 +34,34 @@ function portAnswers(port: number): Promise<boolean> {
 /**
  * A private nats-server with JetStream, for tests that stop and restart NATS without
  * disturbing anything else that uses the machine's server. With `started: false` the port and
- * URL are reserved but the server only runs after `start()` (NATS that comes up late).
+ * URL are reserved but the server only runs after `start()` (NATS that comes up late). With `jetstream: false` it runs
+ * without JetStream (a misconfigured server).
  */
-export async function startOwnNatsServer({ started = true }: { started?: boolean } = {}): Promise<OwnNatsServer> {
+export async function startOwnNatsServer({
+  started = true,
+  jetstream = true,
+}: { started?: boolean; jetstream?: boolean } = {}): Promise<OwnNatsServer> {
   if (!existsSync(NATS_BINARY)) throw new Error(`nats-server not found at ${NATS_BINARY} (set NATS_SERVER_BIN)`);
   const port = await freePort();
   const storeDir = mkdtempSync(path.join(tmpdir(), 'custos-nats-'));
   let child: ChildProcess | undefined;
 
   const start = async () => {
-    child = spawn(NATS_BINARY, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: 'ignore' });
-    // Ready means JetStream answers, not merely that the port is open.
+    const store = jetstream ? ['-js', '-sd', storeDir] : [];
+    child = spawn(NATS_BINARY, ['-a', '127.0.0.1', '-p', String(port), ...store], { stdio: 'ignore' });
+    // Ready means JetStream answers (when on), not merely that the port is open.
     await waitFor(
       async () => {
         if (child?.exitCode !== null) throw new Error(`nats-server exited with ${child?.exitCode}`);
         const nc = await connect({ servers: `nats://127.0.0.1:${port}`, timeout: 500, reconnect: false });
         try {
-          await (await nc.jetstreamManager()).getAccountInfo();
+          if (jetstream) await (await nc.jetstreamManager()).getAccountInfo();
         } finally {
           await nc.close();
         }
         return true;
       },
-      { timeoutMs: 15_000, what: `nats-server with JetStream on port ${port}` },
+      { timeoutMs: 15_000, what: `nats-server${jetstream ? ' with JetStream' : ''} on port ${port}` },
     );
   };
   const stop = async () => {

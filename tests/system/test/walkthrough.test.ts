@@ -1,18 +1,9 @@
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { promisify } from 'node:util';
-import { repoRoot, startStack, TEST_NATS_URL, type Stack } from '@custos/test-kit';
+import { startStack, TEST_NATS_URL, type Stack } from '@custos/test-kit';
+import { expectWalkthroughOutput, walkthroughScript } from './readme-walkthrough';
 
 const run = promisify(execFile);
-
-/** The shell commands of the README's walk-through, exactly as a reader copies them. */
-function walkthroughScript(): string {
-  const readme = readFileSync(path.join(repoRoot(), 'README.md'), 'utf8');
-  const section = /<!-- walkthrough:start -->\n```bash\n([\s\S]*?)```\n<!-- walkthrough:end -->/.exec(readme);
-  if (!section) throw new Error('README has no walk-through section');
-  return section[1]!;
-}
 
 describe('the README walk-through', () => {
   let stack: Stack;
@@ -29,29 +20,6 @@ describe('the README walk-through', () => {
       env: { ...process.env, AUTH: stack.auth.url, PAP: stack.pap.url, PDP: stack.pdps[0]!.url },
       timeout: 60_000,
     });
-    const lines = stdout.split('\n').filter((line) => line.trim() !== '');
-    expect(lines.slice(0, 3)).toEqual(['true', 'true', 'deployed at revision 1']);
-
-    const decisions = lines.slice(3).map((line) => JSON.parse(line));
-    expect(decisions).toHaveLength(3);
-    for (const decision of decisions) expect(decision.id.identifier).toMatch(/^urn:decision:[0-9a-f-]{36}$/);
-
-    const [ann, mallory, afterRevoke] = decisions;
-    expect(ann.eventAllowed).toBe(true);
-    expect(ann.delay).toBe(0);
-    expect(ann.modifiers).toEqual([
-      {
-        name: 'user',
-        expression: '$.name.firstName',
-        engine: [
-          {
-            method: 'append',
-            parameters: [{ name: 'suffix', value: { value: ' (masked)', type: 'java.lang.String', isComplex: false } }],
-          },
-        ],
-      },
-    ]);
-    expect(mallory).toMatchObject({ eventAllowed: false, modifiers: [], delay: 0 });
-    expect(afterRevoke).toMatchObject({ eventAllowed: true, modifiers: [], delay: 0 });
+    expectWalkthroughOutput(stdout);
   }, 90_000);
 });

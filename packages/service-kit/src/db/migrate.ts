@@ -1,4 +1,5 @@
 import { runner } from 'node-pg-migrate';
+import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../observability/logger';
 
 export interface MigrateOptions {
@@ -8,6 +9,11 @@ export interface MigrateOptions {
   /** Folder of the service's migration files. */
   dir: string;
   logger: Logger;
+  /**
+   * Migrate through a client of this pool instead of a connection of its own: for a database that serves one
+   * session at a time (embedded mode), where every service shares one pool.
+   */
+  pool?: Pool;
 }
 
 const LOCK_WAIT_MS = 60_000;
@@ -33,8 +39,23 @@ export async function migrate(options: MigrateOptions): Promise<void> {
 }
 
 async function runOnce(options: MigrateOptions): Promise<void> {
+  if (options.pool === undefined) return run(options, { databaseUrl: options.databaseUrl });
+  const client = await options.pool.connect();
+  let broken: Error | undefined;
+  try {
+    await run(options, { dbClient: client });
+  } catch (error) {
+    // A failed migration may leave its transaction or lock behind: do not hand the connection on.
+    broken = error instanceof Error ? error : new Error(String(error));
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
+
+async function run(options: MigrateOptions, connection: { databaseUrl: string } | { dbClient: ClientBase }): Promise<void> {
   await runner({
-    databaseUrl: options.databaseUrl,
+    ...connection,
     dir: options.dir,
     direction: 'up',
     schema: options.schema,

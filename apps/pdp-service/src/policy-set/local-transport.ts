@@ -1,0 +1,71 @@
+import { SnapshotError, parseChange, parseSnapshot, type LocalPolicyChannel, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
+import type { Logger } from '@custos/service-kit';
+import type { PolicyTransport } from './transport';
+
+export interface LocalTransportOptions {
+  logger: Logger;
+  /** A snapshot attempt fails when pap has not answered within this long. */
+  snapshotTimeoutMs?: number;
+}
+
+/**
+ * The follower's transport when pap runs in the same process (embedded mode): changes and snapshots come over a
+ * LocalPolicyChannel instead of NATS, read with the same codecs. The channel loses nothing and never reconnects,
+ * so there is no replay and no reconnect to report; gaps and periodic checks still fetch snapshots as with NATS.
+ */
+export class LocalPolicyTransport implements PolicyTransport {
+  private unsubscribe: (() => void) | undefined;
+  private closed = false;
+  private readonly snapshotTimeoutMs: number;
+
+  constructor(
+    private readonly channel: LocalPolicyChannel,
+    private readonly options: LocalTransportOptions,
+  ) {
+    this.snapshotTimeoutMs = options.snapshotTimeoutMs ?? 5000;
+  }
+
+  get connected(): boolean {
+    return !this.closed;
+  }
+
+  subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void> {
+    this.unsubscribe = this.channel.subscribeChanges((data) => {
+      const receivedAt = Date.now();
+      const change = parseChange(data);
+      if (typeof change === 'string') {
+        // As over NATS: the revision it carried shows up as a gap and triggers a snapshot.
+        this.options.logger.warn({ reason: change }, 'unreadable policy change ignored');
+        return;
+      }
+      onChange(change, receivedAt);
+    });
+    return Promise.resolve();
+  }
+
+  async fetchSnapshot(): Promise<PolicySnapshot> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new SnapshotError(`no snapshot arrived within ${this.snapshotTimeoutMs} ms`)), this.snapshotTimeoutMs);
+    });
+    try {
+      const text = await Promise.race([this.channel.requestSnapshot(), late]);
+      return parseSnapshot(text);
+    } catch (error) {
+      throw error instanceof SnapshotError ? error : new SnapshotError(`snapshot request failed: ${error instanceof Error ? error.message : String(error)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  onReconnect(): void {
+    // An in-process channel does not disconnect.
+  }
+
+  close(): Promise<void> {
+    this.closed = true;
+    this.unsubscribe?.();
+    this.unsubscribe = undefined;
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,48 @@
+import { SnapshotError } from './snapshot-codec';
+
+type ChangeListener = (data: Uint8Array) => void;
+type SnapshotResponder = () => Promise<string>;
+
+/**
+ * The propagation subjects without NATS, for pap and pdp composed in one process (embedded mode). It carries what
+ * NATS carries: a change as its encoded bytes (encodeChange) and a snapshot as its JSON text, so both sides still
+ * write and read through the codecs of the protocol and the pdp's follower cannot tell the difference.
+ *
+ * Delivery is in process and in publish order; nothing is lost, so receivers need no replay.
+ */
+export class LocalPolicyChannel {
+  private readonly listeners = new Set<ChangeListener>();
+  private responder: SnapshotResponder | undefined;
+
+  /** Hands the change to every subscriber now; a subscriber that throws does not stop the others. */
+  publishChange(data: Uint8Array): void {
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(data);
+      } catch {
+        // A receiver's failure is its own (it logs it); the publisher has delivered.
+      }
+    }
+  }
+
+  /** Returns the function that ends the subscription. */
+  subscribeChanges(listener: ChangeListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The one answerer of snapshot requests (pap); returns the function that withdraws it. */
+  answerSnapshots(responder: SnapshotResponder): () => void {
+    this.responder = responder;
+    return () => {
+      if (this.responder === responder) this.responder = undefined;
+    };
+  }
+
+  /** The JSON of a full snapshot; rejects with a SnapshotError when nobody answers. */
+  requestSnapshot(): Promise<string> {
+    const responder = this.responder;
+    if (responder === undefined) return Promise.reject(new SnapshotError('nobody answers snapshot requests'));
+    return responder();
+  }
+}
