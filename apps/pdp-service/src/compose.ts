@@ -24,6 +24,7 @@ import { SERVICE_NAME, createPdpMetrics, type PdpMetrics } from './metrics';
 import { HttpPipResolver } from './pip/resolver';
 import { PolicySetFollower } from './policy-set/follower';
 import { NatsPolicyTransport } from './policy-set/transport';
+import { PgExecutionStore } from './pxp/execution-store';
 import { PxpGateway } from './pxp/gateway';
 import { TimerScheduler } from './timers/scheduler';
 
@@ -129,6 +130,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     cacheEntries: config.pip.cacheEntries,
     onOutcome: (outcome) => metrics.pipCalls.inc({ outcome }),
   });
+  const executions = new PgExecutionStore(pool, config.replicaId);
   const pxp = new PxpGateway({
     targets: pxpTargets,
     logger,
@@ -137,6 +139,17 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     attempts: config.pxp.attempts,
     backoffMs: config.pxp.backoffMs,
     onOutcome: (kind, outcome) => metrics.pxpExecutions.inc({ kind, outcome }),
+    durable: {
+      store: executions,
+      leaseMs: config.pxp.leaseMs,
+      pollMs: config.pxp.pollMs,
+      // The follower is made below; nothing polls before it started.
+      registry: () => follower.active?.components,
+      onCounts: (counts) => {
+        metrics.pxpExecutionsStored.set({ state: 'pending' }, counts.pending);
+        metrics.pxpExecutionsStored.set({ state: 'failed' }, counts.failed);
+      },
+    },
   });
   const { clock } = overrides;
   const decider = new Decider({
@@ -199,6 +212,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
   });
   if (overrides.startRetention ?? true) retention.start();
   await follower.start();
+  pxp.startPolling();
 
   const listener = createApp({
     logger,
@@ -210,6 +224,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     defaultDecision: config.defaultDecision,
     timeZone: config.timeZone,
     decider,
+    executions: { store: executions, wake: () => void pxp.poll() },
     ...(overrides.minRevisionWaitMs === undefined ? {} : { minRevisionWaitMs: overrides.minRevisionWaitMs }),
   });
 

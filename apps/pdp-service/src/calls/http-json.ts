@@ -17,6 +17,8 @@ export class CallError extends Error {
 export interface PostOptions {
   timeoutMs: number;
   agent: HttpAgent | HttpsAgent;
+  /** Sent besides the JSON ones (e.g. a PXP execute's Idempotency-Key). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -44,7 +46,7 @@ export function postJson(url: URL, body: unknown, options: PostOptions): Promise
       {
         method: 'POST',
         agent: options.agent,
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length },
+        headers: { ...options.headers, 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length },
       },
       (response) => {
         const status = response.statusCode ?? 0;
@@ -115,7 +117,7 @@ export class CallTarget {
     return this.inFlight;
   }
 
-  async post(body: unknown, timeoutMs = this.options.timeoutMs): Promise<unknown> {
+  async post(body: unknown, timeoutMs = this.options.timeoutMs, headers?: Record<string, string>): Promise<unknown> {
     const state = this.state;
     if (state === 'open') throw new CallError('the circuit is open after repeated failures', 'refused');
     if (state === 'half-open') {
@@ -128,7 +130,7 @@ export class CallTarget {
     }
     this.inFlight++;
     try {
-      const answer = await postJson(this.url, body, { timeoutMs, agent: this.agent });
+      const answer = await postJson(this.url, body, { timeoutMs, agent: this.agent, ...(headers === undefined ? {} : { headers }) });
       this.failures = 0;
       return answer;
     } catch (error) {

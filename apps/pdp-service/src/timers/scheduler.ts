@@ -172,7 +172,7 @@ export class TimerScheduler {
       latencyUs: Math.round(Number(process.hrtime.bigint() - started) / 1e3),
       explain: false,
     });
-    this.options.decider.execute(active, decision, { decisionId, timerId: timer.id });
+    await this.options.decider.execute(active, decision, { decisionId, timerId: timer.id });
     return decision;
   }
 }
