@@ -193,6 +193,9 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
       replicaId: config.replicaId,
       active: () => follower.active,
       onTick: (outcome) => metrics.timerTicks.inc({ outcome }),
+      catchUp: config.timerCatchUp,
+      leaseMs: config.timerLeaseMs,
+      checkMs: config.timerCheckMs,
     });
   }
   const retention = new RetentionJob({

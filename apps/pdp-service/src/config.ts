@@ -21,6 +21,10 @@ export interface PdpConfig extends CommonConfig {
   timers: boolean;
   /** A tick missed while no replica could fire it: fired late once (`last`, default) or not at all (`skip`). */
   timerCatchUp: 'last' | 'skip';
+  /** A claimed tick is its claimer's to fire this long; then another replica fires it (`PDP_TIMER_LEASE_MS`). */
+  timerLeaseMs: number;
+  /** How often missed and abandoned ticks are looked for (`PDP_TIMER_CHECK_MS`). */
+  timerCheckMs: number;
 }
 
 /** The event history in PostgreSQL (docs/api.md, "Event history"). */
@@ -109,6 +113,8 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     },
     timers: readChoice(env, 'PDP_TIMERS', ['on', 'off'] as const, 'on') === 'on',
     timerCatchUp: readChoice(env, 'PDP_TIMER_CATCH_UP', ['last', 'skip'] as const, 'last'),
+    timerLeaseMs: readInteger(env, 'PDP_TIMER_LEASE_MS', 60_000, 100, 3_600_000),
+    timerCheckMs: readInteger(env, 'PDP_TIMER_CHECK_MS', 10_000, 50, 3_600_000),
   };
 }
 

@@ -52,6 +52,8 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
       pxp: { timeoutMs: 2000, syncTimeoutMs: 500, attempts: 4, backoffMs: 200, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000, leaseMs: 15_000, pollMs: 1000 },
       timers: true,
       timerCatchUp: 'last',
+      timerLeaseMs: 60_000,
+      timerCheckMs: 10_000,
     });
   });
 
@@ -79,6 +81,8 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
         PDP_PXP_LEASE_MS: '3000',
         PDP_PXP_POLL_MS: '50',
         PDP_TIMER_CATCH_UP: 'skip',
+        PDP_TIMER_LEASE_MS: '2000',
+        PDP_TIMER_CHECK_MS: '500',
       },
       'box',
     );
@@ -88,6 +92,8 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
       pxp: { timeoutMs: 111, syncTimeoutMs: 222, attempts: 2, backoffMs: 5, maxConcurrency: 6, breakerFailures: 7, breakerOpenMs: 800, leaseMs: 3000, pollMs: 50 },
       timers: false,
       timerCatchUp: 'skip',
+      timerLeaseMs: 2000,
+      timerCheckMs: 500,
     });
   });
 

@@ -53,6 +53,7 @@ export interface PdpOptions {
   pxpPollMs?: number;
   timers?: boolean;
   timerCatchUp?: 'last' | 'skip';
+  timerCheckMs?: number;
   replicaId?: string;
   poolSize?: number;
   historyTimeoutMs?: number;
@@ -128,6 +129,7 @@ function testConfig(options: PdpOptions, database: TestDatabase, prefix: string)
       ...breaker,
     },
     timerCatchUp: options.timerCatchUp ?? read.timerCatchUp,
+    timerCheckMs: options.timerCheckMs ?? read.timerCheckMs,
   };
 }
 
