@@ -63,7 +63,7 @@ interface Slot {
   /** Counts restarts: each instance must never answer a revision below one it answered before. */
   instance: number;
   down: boolean;
-  rss: Map<number, { first: number; last: number; startedAt: number }>;
+  rss: Map<number, { first: number; last: number; startedAt: number; endedAt?: number }>;
 }
 
 interface ToggleAnswer {
@@ -77,6 +77,8 @@ class StubPxp {
   readonly keys = new Set<string>();
   readonly tickKeys = new Set<string>();
   deliveries = 0;
+  /** Deliveries without an idempotency key: executes a pdp could not store (PostgreSQL down), sent from memory. */
+  unkeyed = 0;
   private server: Server | undefined;
   url = '';
 
@@ -88,6 +90,7 @@ class StubPxp {
         this.deliveries++;
         const key = req.headers['idempotency-key'];
         if (typeof key === 'string') this.keys.add(key);
+        else this.unkeyed++;
         try {
           const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { parameters?: Array<{ name: string; value: { value: unknown } }> };
           const seq = body.parameters?.find((p) => p.name === 'seq')?.value.value;
@@ -347,6 +350,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const faults = { 'kill pdp': 0, 'kill pap': 0, 'restart nats': 0, 'restart postgres': 0 };
     const restart = async (slot: Slot) => {
       slot.down = true;
+      const sample = slot.rss.get(slot.instance);
+      if (sample !== undefined) sample.endedAt = Date.now();
       killed.add(slot.service.process.pid ?? -1);
       await slot.service.kill();
       const next = await launch(slot.name, slot.port);
@@ -481,16 +486,29 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       await db.end();
     }
     // 6. Memory: each pdp instance that ran a while ends within a generous bound of where it started.
-    const rssLines: string[] = [];
+    const mb = (bytes: number) => Math.round(bytes / 1048576);
+    let longest: { name: string; seconds: number; first: number; last: number } | undefined;
+    let worst: { name: string; ratio: number; first: number; last: number } | undefined;
+    let instances = 0;
     for (const pdp of pdps) {
       for (const [instance, sample] of pdp.rss) {
-        const mb = (bytes: number) => Math.round(bytes / 1048576);
-        rssLines.push(`:${pdp.port}#${instance} ${mb(sample.first)}→${mb(sample.last)} MB`);
-        if (Date.now() - sample.startedAt > 20_000 && sample.last > Math.max(sample.first * 2.5, sample.first + 150 * 1048576)) {
-          violations.push(`pdp :${pdp.port}#${instance} grew from ${mb(sample.first)} MB to ${mb(sample.last)} MB`);
+        instances++;
+        const name = `:${pdp.port}#${instance}`;
+        const lived = Math.round(((sample.endedAt ?? Date.now()) - sample.startedAt) / 1000);
+        if (longest === undefined || lived > longest.seconds) longest = { name, seconds: lived, first: sample.first, last: sample.last };
+        if (lived < 20) continue;
+        const ratio = sample.last / sample.first;
+        if (worst === undefined || ratio > worst.ratio) worst = { name, ratio, first: sample.first, last: sample.last };
+        if (sample.last > Math.max(sample.first * 2.5, sample.first + 150 * 1048576)) {
+          violations.push(`pdp ${name} grew from ${mb(sample.first)} MB to ${mb(sample.last)} MB`);
         }
       }
     }
+    const rssFigures: Record<string, string | number> = {
+      'pdp instances measured (RSS every 2 s)': instances,
+      'longest-lived pdp instance, RSS first → last': longest ? `${longest.seconds} s, ${mb(longest.first)} → ${mb(longest.last)} MB` : 'none',
+      'worst RSS growth (instances alive ≥ 20 s)': worst ? `${mb(worst.first)} → ${mb(worst.last)} MB (×${worst.ratio.toFixed(2)})` : 'none',
+    };
 
     stopping = true;
     const answered = Object.values(decisions).reduce((sum, n) => sum + n, 0);
@@ -506,8 +524,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         'executes required by answered decisions': answeredSeqs.length,
         'executes delivered (PXP calls)': stub.deliveries,
         'distinct execute ids seen': stub.keys.size,
+        'executes delivered from memory (not stored: PostgreSQL down)': stub.unkeyed,
         'timer ticks fired': ticksFired,
-        'pdp rss': rssLines.join(', '),
+        ...rssFigures,
         lost: violations.filter((v) => /never|missing/.test(v)).length,
         wrong: violations.filter((v) => !/never|missing/.test(v)).length,
       },
