@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { TestAuthority, waitFor } from '@custos/test-kit';
+import { TestAuthority, freePort, waitFor } from '@custos/test-kit';
 import { PgExecutionStore } from '../src/pxp/execution-store';
 import { TestEndpoint } from './support/endpoints';
 import { component, policy, startPdp, wireEvent, type PdpHarness } from './support/pdp';
@@ -186,5 +186,23 @@ describe('durable PXP executes', () => {
     const row = await pdp.pool.query<{ claimed_by: string; state: string }>('SELECT claimed_by, state FROM pdp.executions WHERE id = $1', [id]);
     expect(row.rows[0]).toEqual({ claimed_by: 'live-replica', state: 'pending' });
     expect(pxp.calls.some((call) => call.idempotencyKey === id)).toBe(false);
+  });
+
+  it('answers and delivers from memory when the executes cannot be stored (PostgreSQL unreachable)', async () => {
+    const nowhere = await freePort();
+    const cut = await startPdp({ authority, historyUrl: `postgres://postgres@127.0.0.1:${nowhere}/none`, historyTimeoutMs: 500, pxpBackoffMs: 10, pxpPollMs: 50 });
+    try {
+      await cut.register(component('PXP', 'mail', pxp.url, [A('notify'), A('audit')]));
+      await cut.deploy(P('notify'), policy(P('notify'), `<mechanism event="${A('share')}"><if><constant:true/><then><allow/><execute action="${A('notify')}"><parameter:string name="doc" value="kept"/></execute></then></if></mechanism>`));
+      const response = await request(cut.server).post('/event').set('Authorization', `Bearer ${token}`).send(wireEvent('share', { doc: 'x' }));
+      expect(response.status).toBe(200);
+      expect(response.body.eventAllowed).toBe(true);
+      const delivered = await waitFor(() => pxp.calls.find((call) => call.body.parameters[0]?.value.value === 'kept'), { what: 'the execute from memory' });
+      // Never stored, so it has no id to carry.
+      expect(delivered.idempotencyKey).toBeUndefined();
+      expect(await cut.metrics.registry.getSingleMetricAsString('pxp_executions_total')).toMatch(/outcome="unpersisted"[^}]*\} 1/);
+    } finally {
+      await cut.stop();
+    }
   });
 });

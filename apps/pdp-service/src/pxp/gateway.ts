@@ -218,6 +218,11 @@ export class PxpGateway {
       );
       return;
     }
+    if (job.id !== undefined && this.pending.size >= (this.options.maxPending ?? 100_000)) {
+      // Stored: a later poll delivers it once its claim has run out, rather than this replica holding more in memory.
+      this.options.logger.warn({ ...job.context, executionId: job.id }, 'too many pending executes; this one is delivered by a later poll');
+      return;
+    }
     if (job.id !== undefined && this.stopping) {
       // Stored and claimed: giving the claim back hands it to another replica (or to this one after a restart).
       void this.handOver([job]);
