@@ -63,7 +63,6 @@ export class TimerScheduler {
   private stopped = false;
   private checker: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
-  private revision = -1;
 
   constructor(private readonly options: TimerSchedulerOptions) {
     this.decisionLog = createDecisionLogger(options.logger);
@@ -72,7 +71,6 @@ export class TimerScheduler {
   /** Follows the deployed timers of a newly active set: new ones are scheduled, gone ones cancelled, changed ones rescheduled. */
   update(active: ActivePolicySet): void {
     if (this.stopped) return;
-    this.revision = active.revision;
     const added: TimerDocument[] = [];
     for (const [id, entry] of this.scheduled) {
       const current = active.timers.get(id);
