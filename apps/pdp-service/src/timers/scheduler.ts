@@ -63,6 +63,8 @@ export class TimerScheduler {
   private stopped = false;
   private checker: NodeJS.Timeout | undefined;
   private checking: Promise<void> | undefined;
+  /** Whether the last set seen had timers; undefined before the first. */
+  private hadTimers: boolean | undefined;
 
   constructor(private readonly options: TimerSchedulerOptions) {
     this.decisionLog = createDecisionLogger(options.logger);
@@ -85,7 +87,10 @@ export class TimerScheduler {
         added.push(timer);
       }
     }
-    this.track(this.running, this.remember(active, added));
+    // Sets without timers after sets without timers have nothing to remember or forget: no statement per revision.
+    const hasTimers = active.timers.size > 0;
+    if (hasTimers || this.hadTimers !== false) this.track(this.running, this.remember(active, added));
+    this.hadTimers = hasTimers;
     if (this.checker === undefined) {
       this.checker = setInterval(() => this.check(), this.options.checkMs ?? 10_000);
       this.checker.unref();
