@@ -1,11 +1,12 @@
 // The benchmark suite of issue 6 (`npm run bench` builds first, then runs this).
 //
-//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,scale,management,history,soak]
-//                          [--soak [minutes]] [--profile] [--json <file>]
+//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,scale,management,history,soak,embedded,chaos]
+//                          [--soak [minutes]] [--chaos [minutes]] [--profile] [--json <file>]
 //
 // Runs, in order: engine (packages/policy-engine/bench/decide.mjs, when it exists), http, propagation,
 // scale, management, history; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak;
 // embedded (one process on PGlite) only with --only embedded.
+// chaos (issue 14) only with --chaos (default 10 minutes, 1 with --quick), alone unless --only names others.
 // Each benchmark prints its figures beside the floor or baseline measured in the same run, then a
 // summary of every target. Every process, database and NATS stream a benchmark starts is removed
 // afterwards, also on failure and on Ctrl-C. PostgreSQL and NATS are the machine's, on their standard
@@ -16,14 +17,15 @@ import { loadavg, cpus } from 'node:os';
 import path from 'node:path';
 import * as lib from './bench/lib.mjs';
 
-const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'soak', 'embedded'];
+const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'soak', 'embedded', 'chaos'];
 const DEFAULT = ['engine', 'http', 'propagation', 'scale', 'management', 'history'];
 const ENGINE_BENCH = path.join(lib.ROOT, 'packages', 'policy-engine', 'bench', 'decide.mjs');
 
-const USAGE = `usage: node scripts/bench.mjs [--quick] [--only <${ALL.join('|')}>[,...]] [--soak [minutes]] [--profile] [--json <file>]
+const USAGE = `usage: node scripts/bench.mjs [--quick] [--only <${ALL.join('|')}>[,...]] [--soak [minutes]] [--chaos [minutes]] [--profile] [--json <file>]
   --quick          smaller sizes and shorter runs (noisy; for checking that everything works)
   --only a,b       run only these benchmarks
   --soak [min]     also run the load soak (default 10 minutes; 0.5 with --quick)
+  --chaos [min]    run the chaos run (default 10 minutes; 1 with --quick): kills and restarts under load
   --profile        CPU profiles: the pdp under HTTP load, pap taking adds (top self-time functions)
   --json <file>    also write every figure as JSON`;
 
@@ -63,8 +65,24 @@ function cedarNote() {
   return '@cedar-policy/cedar-wasm is not installed, so the engine figures have no peer beside them; add it as a root devDependency (`npm install -D @cedar-policy/cedar-wasm`) to get the comparison.';
 }
 
+/** Takes `--chaos [minutes]` out of the arguments (the shared parser does not know it). */
+function chaosOption(argv) {
+  const rest = [];
+  let minutes;
+  for (let i = 0; i < argv.length; i++) {
+    if (argv[i] === '--chaos') {
+      const next = argv[i + 1];
+      minutes = next !== undefined && /^\d+(\.\d+)?$/.test(next) ? Number(argv[++i]) : null;
+    } else if (argv[i].startsWith('--chaos=')) minutes = Number(argv[i].slice(8));
+    else rest.push(argv[i]);
+  }
+  return { rest, minutes };
+}
+
 async function main() {
-  const options = lib.parseOptions(process.argv.slice(2));
+  const chaos = chaosOption(process.argv.slice(2));
+  const options = lib.parseOptions(chaos.rest);
+  if (chaos.minutes !== undefined) options.chaosMinutes = chaos.minutes ?? undefined;
   if (options.help) {
     console.log(USAGE);
     return 0;
@@ -74,10 +92,12 @@ async function main() {
   }
   // Always in the suite's order: scale and management share a stack, and management adds to it.
   const selected = options.only
-    ? ALL.filter((name) => options.only.includes(name))
-    : options.soakMinutes !== undefined
-      ? [...DEFAULT, 'soak']
-      : DEFAULT;
+    ? ALL.filter((name) => options.only.includes(name) || (name === 'chaos' && chaos.minutes !== undefined))
+    : chaos.minutes !== undefined
+      ? ['chaos']
+      : options.soakMinutes !== undefined
+        ? [...DEFAULT, 'soak']
+        : DEFAULT;
   options.shared = new Map();
 
   const started = new Date();

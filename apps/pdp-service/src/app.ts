@@ -7,6 +7,7 @@ import { SERVICE_NAME, type PdpMetrics } from './metrics';
 import { openapi } from './openapi';
 import type { FollowerStatus } from './policy-set/follower';
 import { createDecisionHandler, type PolicySource } from './routes/event';
+import { listExecutions, retryExecution, type ExecutionRouteDeps } from './routes/executions';
 import { replicaStatus, statusRoute } from './routes/status';
 
 export interface AppDeps {
@@ -23,6 +24,8 @@ export interface AppDeps {
   minRevisionWaitMs?: number;
   /** Decides with the event history, PIPs and PXPs; without it, a decider without ports. */
   decider?: Decider;
+  /** The stored PXP executes (`/executions`); the routes are absent without it. */
+  executions?: Omit<ExecutionRouteDeps, 'verifier'>;
 }
 
 /** A node:http request listener; `app` is the express app behind everything but the decision routes. */
@@ -54,6 +57,11 @@ export function createApp(deps: AppDeps): PdpListener {
   service.route(DECISION_PATH, { post: (req, res) => decisions(req, res, false) });
   service.route(EXPLAIN_PATH, { post: (req, res) => decisions(req, res, true) });
   service.route('/status', { get: statusRoute(current) });
+  if (deps.executions) {
+    const executions = { ...deps.executions, verifier: deps.verifier };
+    service.route('/executions', { get: listExecutions(executions) });
+    service.route('/executions/:id/retry', { post: retryExecution(executions) });
+  }
   const app = service.finish();
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {

@@ -27,6 +27,7 @@ import { HttpPipResolver } from './pip/resolver';
 import { PolicySetFollower } from './policy-set/follower';
 import { LocalPolicyTransport } from './policy-set/local-transport';
 import { NatsPolicyTransport, type PolicyTransport } from './policy-set/transport';
+import { PgExecutionStore } from './pxp/execution-store';
 import { PxpGateway } from './pxp/gateway';
 import { TimerScheduler } from './timers/scheduler';
 
@@ -142,6 +143,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     cacheEntries: config.pip.cacheEntries,
     onOutcome: (outcome) => metrics.pipCalls.inc({ outcome }),
   });
+  const executions = new PgExecutionStore(pool, config.replicaId);
   const pxp = new PxpGateway({
     targets: pxpTargets,
     logger,
@@ -150,6 +152,17 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     attempts: config.pxp.attempts,
     backoffMs: config.pxp.backoffMs,
     onOutcome: (kind, outcome) => metrics.pxpExecutions.inc({ kind, outcome }),
+    durable: {
+      store: executions,
+      leaseMs: config.pxp.leaseMs,
+      pollMs: config.pxp.pollMs,
+      // The follower is made below; nothing polls before it started.
+      registry: () => follower.active?.components,
+      onCounts: (counts) => {
+        metrics.pxpExecutionsStored.set({ state: 'pending' }, counts.pending);
+        metrics.pxpExecutionsStored.set({ state: 'failed' }, counts.failed);
+      },
+    },
   });
   const { clock } = overrides;
   const decider = new Decider({
@@ -181,6 +194,9 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
       replicaId: config.replicaId,
       active: () => follower.active,
       onTick: (outcome) => metrics.timerTicks.inc({ outcome }),
+      catchUp: config.timerCatchUp,
+      leaseMs: config.timerLeaseMs,
+      checkMs: config.timerCheckMs,
     });
   }
   const retention = new RetentionJob({
@@ -200,6 +216,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
   });
   if (overrides.startRetention ?? true) retention.start();
   await follower.start();
+  pxp.startPolling();
 
   // Revoked tokens: the list is loaded from auth, followed over NATS and polled (docs/security.md).
   const revocations =
@@ -215,6 +232,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     defaultDecision: config.defaultDecision,
     timeZone: config.timeZone,
     decider,
+    executions: { store: executions, wake: () => void pxp.poll() },
     ...(overrides.minRevisionWaitMs === undefined ? {} : { minRevisionWaitMs: overrides.minRevisionWaitMs }),
   });
 

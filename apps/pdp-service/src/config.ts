@@ -19,6 +19,12 @@ export interface PdpConfig extends CommonConfig {
   pxp: PxpConfig;
   /** Whether this replica schedules deployed timers (`PDP_TIMERS`, default on). */
   timers: boolean;
+  /** A tick missed while no replica could fire it: fired late once (`last`, default) or not at all (`skip`). */
+  timerCatchUp: 'last' | 'skip';
+  /** A claimed tick is its claimer's to fire this long; then another replica fires it (`PDP_TIMER_LEASE_MS`). */
+  timerLeaseMs: number;
+  /** How often missed and abandoned ticks are looked for (`PDP_TIMER_CHECK_MS`). */
+  timerCheckMs: number;
 }
 
 /** The event history in PostgreSQL (docs/api.md, "Event history"). */
@@ -56,6 +62,10 @@ export interface PxpConfig {
   /** First retry delay; doubled per attempt, with jitter. */
   backoffMs: number;
   maxConcurrency: number;
+  /** A replica's claim on a stored execute lasts this long past its next attempt; then another may take it over. */
+  leaseMs: number;
+  /** How often each replica looks for stored executes that are due and unclaimed. */
+  pollMs: number;
   /** Consecutive failures that open the circuit of a PXP URL, and how long it stays open. */
   breakerFailures: number;
   breakerOpenMs: number;
@@ -96,10 +106,15 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
       attempts: readInteger(env, 'PDP_PXP_ATTEMPTS', 4, 1, 100),
       backoffMs: readInteger(env, 'PDP_PXP_BACKOFF_MS', 200, 1, 600_000),
       maxConcurrency: readInteger(env, 'PDP_PXP_MAX_CONCURRENCY', 32, 1, 10_000),
+      leaseMs: readInteger(env, 'PDP_PXP_LEASE_MS', 15_000, 100, 3_600_000),
+      pollMs: readInteger(env, 'PDP_PXP_POLL_MS', 1000, 10, 600_000),
       breakerFailures: readInteger(env, 'PDP_PXP_BREAKER_FAILURES', 5, 1, 1000),
       breakerOpenMs: readInteger(env, 'PDP_PXP_BREAKER_OPEN_MS', 5000, 1, 600_000),
     },
     timers: readChoice(env, 'PDP_TIMERS', ['on', 'off'] as const, 'on') === 'on',
+    timerCatchUp: readChoice(env, 'PDP_TIMER_CATCH_UP', ['last', 'skip'] as const, 'last'),
+    timerLeaseMs: readInteger(env, 'PDP_TIMER_LEASE_MS', 60_000, 100, 3_600_000),
+    timerCheckMs: readInteger(env, 'PDP_TIMER_CHECK_MS', 10_000, 50, 3_600_000),
   };
 }
 

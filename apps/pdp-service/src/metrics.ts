@@ -20,6 +20,8 @@ export interface PdpMetrics extends ServiceMetrics, FollowerMetrics {
   historyRetentionDeleted: Counter<'kind'>;
   pipCalls: Counter<'outcome'>;
   pxpExecutions: Counter<'kind' | 'outcome'>;
+  /** Stored executes pending and failed (counted every few polls, over every replica's executes). */
+  pxpExecutionsStored: Gauge<'state'>;
   timerTicks: Counter<'outcome'>;
 }
 
@@ -68,6 +70,12 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
       name: 'pxp_executions_total',
       help: 'PXP executes by kind (async after the decision, sync in a condition) and outcome',
       labelNames: ['kind', 'outcome'],
+      registers,
+    }),
+    pxpExecutionsStored: new Gauge({
+      name: 'pxp_executions_stored',
+      help: 'Executes in pdp.executions by state: pending (being delivered) and failed (attempts spent; retry them with POST /executions/{id}/retry)',
+      labelNames: ['state'],
       registers,
     }),
     timerTicks: new Counter({

@@ -70,7 +70,8 @@ export const openapi = {
     description:
       'The decision point: enforcement points ask whether an event may happen and get allow/inhibit, modifiers and a delay, ' +
       'decided by the deployed policy set this replica follows (snapshot + ordered NATS changes). ' +
-      'Decision routes need a bearer token with scope `event:decide` for the event\'s solution; the rest needs no token and shows no policy content.',
+      'Decision routes need a bearer token with scope `event:decide` for the event\'s solution; `/executions` needs `component:read` ' +
+      '(`component:write` to retry) and shows the token\'s solutions only; the rest needs no token and shows no policy content.',
   },
   servers: [{ url: '/' }],
   tags: [
@@ -119,6 +120,47 @@ export const openapi = {
             content: { 'application/json': { schema: { $ref: '#/components/schemas/ExplainedDecision' } } },
           },
           ...decisionErrors,
+        },
+      },
+    },
+    '/executions': {
+      get: {
+        operationId: 'listExecutions',
+        summary: 'Stored PXP executes in one state',
+        description:
+          'The asynchronous executes decisions required, as stored before their answers (docs/api.md, "Executes"), of the token\'s solutions, oldest first. ' +
+          '`failed`: attempts spent or no PXP registered; retry them with `POST /executions/{id}/retry`.',
+        security: [{ bearer: ['component:read'] }],
+        parameters: [
+          { name: 'state', in: 'query', schema: { type: 'string', enum: ['pending', 'done', 'refused', 'failed'], default: 'failed' } },
+          { name: 'limit', in: 'query', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+        ],
+        responses: {
+          '200': plain('the executes', 'application/json', {
+            type: 'object',
+            required: ['executions'],
+            properties: { executions: { type: 'array', items: { $ref: '#/components/schemas/Execution' } } },
+          }),
+          '400': problem('`state` or `limit` out of range (`invalid_request`, with the query path)'),
+          '401': problem('missing or invalid bearer token'),
+          '403': problem('the token lacks `component:read` (`insufficient_scope`)'),
+        },
+      },
+    },
+    '/executions/{id}/retry': {
+      post: {
+        operationId: 'retryExecution',
+        summary: 'Deliver a failed or refused execute again',
+        description: 'The execute becomes pending with fresh attempts and is delivered at once, with the same `Idempotency-Key`.',
+        security: [{ bearer: ['component:write'] }],
+        parameters: [{ name: 'id', in: 'path', required: true, schema: { type: 'string', format: 'uuid' } }],
+        responses: {
+          '202': plain('the execute, pending again', 'application/json', { $ref: '#/components/schemas/Execution' }),
+          '400': problem('the id is not a UUID (`invalid_id`)'),
+          '401': problem('missing or invalid bearer token'),
+          '403': problem('the token lacks `component:write` (`insufficient_scope`)'),
+          '404': problem('no execute with this id in the token\'s solutions (`not_found`)'),
+          '409': problem('the execute is pending or done (`conflict`)'),
         },
       },
     },
@@ -177,6 +219,24 @@ export const openapi = {
       },
     },
     schemas: {
+      Execution: {
+        type: 'object',
+        required: ['id', 'decisionId', 'policyId', 'action', 'parameters', 'state', 'attempts', 'maxAttempts', 'lastError', 'createdAt', 'updatedAt'],
+        properties: {
+          id: { type: 'string', format: 'uuid', description: 'also the `Idempotency-Key` header of every delivery' },
+          decisionId: { type: 'string' },
+          timerId: { type: 'string', description: 'the timer whose tick required it, if one did' },
+          policyId: { type: 'string' },
+          action: { type: 'string' },
+          parameters: { type: 'array', items: { $ref: '#/components/schemas/NamedParameter' } },
+          state: { type: 'string', enum: ['pending', 'done', 'refused', 'failed'] },
+          attempts: { type: 'integer', minimum: 0 },
+          maxAttempts: { type: 'integer', minimum: 1 },
+          lastError: { type: ['string', 'null'] },
+          createdAt: { type: 'string', format: 'date-time' },
+          updatedAt: { type: 'string', format: 'date-time' },
+        },
+      },
       Event: eventSchema,
       ParameterValue: answeredValueSchema,
       NamedParameter: {

@@ -578,7 +578,7 @@ describe('pdp-service over real NATS', () => {
       expect(response.status).toBe(200);
       expect(response.body.openapi).toBe('3.1.0');
       expect(Object.keys(response.body.paths).sort()).toEqual(
-        ['/docs', '/event', '/event/explain', '/health/live', '/health/ready', '/metrics', '/openapi.json', '/status'].sort(),
+        ['/docs', '/event', '/event/explain', '/executions', '/executions/{id}/retry', '/health/live', '/health/ready', '/metrics', '/openapi.json', '/status'].sort(),
       );
       expect(Object.keys(response.body.paths['/event'])).toEqual(['post']);
       const docs = await request(stack.server).get('/docs');

@@ -49,8 +49,11 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
     expect(readPdpConfig({}, 'box')).toMatchObject({
       history: { secret: undefined, poolSize: 10, timeoutMs: 2000, retentionIntervalMs: 60_000, synchronousCommit: true },
       pip: { timeoutMs: 500, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000, cacheEntries: 10_000 },
-      pxp: { timeoutMs: 2000, syncTimeoutMs: 500, attempts: 4, backoffMs: 200, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000 },
+      pxp: { timeoutMs: 2000, syncTimeoutMs: 500, attempts: 4, backoffMs: 200, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000, leaseMs: 15_000, pollMs: 1000 },
       timers: true,
+      timerCatchUp: 'last',
+      timerLeaseMs: 60_000,
+      timerCheckMs: 10_000,
     });
   });
 
@@ -75,14 +78,22 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
         PDP_PXP_BREAKER_FAILURES: '7',
         PDP_PXP_BREAKER_OPEN_MS: '800',
         PDP_TIMERS: 'off',
+        PDP_PXP_LEASE_MS: '3000',
+        PDP_PXP_POLL_MS: '50',
+        PDP_TIMER_CATCH_UP: 'skip',
+        PDP_TIMER_LEASE_MS: '2000',
+        PDP_TIMER_CHECK_MS: '500',
       },
       'box',
     );
     expect(config).toMatchObject({
       history: { secret: 'a-long-enough-secret', poolSize: 4, timeoutMs: 700, retentionIntervalMs: 1000, synchronousCommit: false },
       pip: { timeoutMs: 250, maxConcurrency: 3, breakerFailures: 2, breakerOpenMs: 900, cacheEntries: 0 },
-      pxp: { timeoutMs: 111, syncTimeoutMs: 222, attempts: 2, backoffMs: 5, maxConcurrency: 6, breakerFailures: 7, breakerOpenMs: 800 },
+      pxp: { timeoutMs: 111, syncTimeoutMs: 222, attempts: 2, backoffMs: 5, maxConcurrency: 6, breakerFailures: 7, breakerOpenMs: 800, leaseMs: 3000, pollMs: 50 },
       timers: false,
+      timerCatchUp: 'skip',
+      timerLeaseMs: 2000,
+      timerCheckMs: 500,
     });
   });
 
@@ -91,6 +102,8 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
     [{ PDP_PIP_TIMEOUT_MS: '0' }, /PDP_PIP_TIMEOUT_MS must be between/],
     [{ PDP_PXP_ATTEMPTS: 'three' }, /PDP_PXP_ATTEMPTS must be an integer/],
     [{ PDP_TIMERS: 'yes' }, /PDP_TIMERS must be one of `on`, `off`/],
+    [{ PDP_TIMER_CATCH_UP: 'all' }, /PDP_TIMER_CATCH_UP must be one of `last`, `skip`/],
+    [{ PDP_PXP_LEASE_MS: '10' }, /PDP_PXP_LEASE_MS must be between/],
     [{ PDP_HISTORY_SYNC_COMMIT: 'maybe' }, /PDP_HISTORY_SYNC_COMMIT must be one of/],
   ])('refuses %j', (env, message) => {
     expect(() => readPdpConfig(env, 'box')).toThrow(message);

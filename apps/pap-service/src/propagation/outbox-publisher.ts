@@ -9,6 +9,9 @@ import { DEFAULT_STREAM_SETTINGS, ensurePolicyStream, type StreamSettings } from
 /** Advisory lock key held by the one pap instance that publishes (any number is fine; this one spells "pap"). */
 export const OUTBOX_LOCK_KEY = '7364976';
 
+/** Consecutive looks after finding the lock taken; then the safety-net poll takes over. */
+const MAX_BUSY_RETRIES = 20;
+
 export interface OutboxPublisherOptions {
   pool: Pool;
   link: Pick<NatsLink, 'connection' | 'onConnected'>;
@@ -21,6 +24,8 @@ export interface OutboxPublisherOptions {
   initialBackoffMs?: number;
   maxBackoffMs?: number;
   batchSize?: number;
+  /** After finding another pap publishing, look again this soon (default 50 ms), at most 20 times in a row. */
+  busyRetryMs?: number;
   /** Published rows kept for inspection; older ones are pruned (default 1000). */
   keepPublished?: number;
   /** Largest message published as is; larger changes go out as `resync`. Default: max_payload − 4096. */
@@ -48,7 +53,10 @@ interface OutboxRow {
  * (the stream drops repeats inside its duplicate window), marking a row published only once
  * JetStream acknowledged it. A failure stops at that row and retries with backoff, so a change is
  * never lost or overtaken while NATS is down or pap restarts. Only the holder of a session
- * advisory lock publishes, so several pap instances never interleave.
+ * advisory lock publishes, so several pap instances never interleave. The lock is held for one pass only: a pap
+ * that dies mid-pass loses it with its connection, and whichever pap passes next (after a commit, a busy retry or
+ * the safety-net poll) publishes from the first unpublished row; a repeat of a row the dead one had sent is
+ * dropped by the stream's duplicate window (same msgID).
  *
  * Why a JetStream stream and not a core publish: its acknowledgement is this publisher's delivery confirmation
  * (stored by the server, not merely written to a socket), and the pdps read it back: a replica that missed changes
@@ -67,6 +75,7 @@ export class OutboxPublisher {
   private stopped = false;
   private backoffMs = 0;
   private failing = false;
+  private busyRetries = 0;
   private streamReadyFor: NatsConnection | undefined;
   private readonly published: Counter | undefined;
   private readonly failures: Counter | undefined;
@@ -130,6 +139,19 @@ export class OutboxPublisher {
         return;
       }
       this.backoffMs = 0;
+      if (outcome.kind === 'busy') {
+        // The other pap may have read the outbox just before this pap's change committed, and released the lock
+        // without it: look again shortly rather than at the next safety-net poll.
+        if (this.busyRetries < MAX_BUSY_RETRIES) {
+          this.busyRetries++;
+          this.retryTimer = setTimeout(() => {
+            this.retryTimer = undefined;
+            this.wake();
+          }, this.options.busyRetryMs ?? 50);
+        }
+        return;
+      }
+      this.busyRetries = 0;
     }
   }
 

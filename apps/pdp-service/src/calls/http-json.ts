@@ -18,6 +18,8 @@ export class CallError extends Error {
 export interface PostOptions {
   timeoutMs: number;
   agent: HttpAgent | HttpsAgent;
+  /** Sent besides the JSON ones (e.g. a PXP execute's Idempotency-Key). */
+  headers?: Record<string, string>;
 }
 
 /**
@@ -48,7 +50,7 @@ export function postJson(url: URL, body: unknown, options: PostOptions): Promise
         method: 'POST',
         agent: options.agent,
         lookup: guardedLookup(url),
-        headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length },
+        headers: { ...options.headers, 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length },
       },
       (response) => {
         const status = response.statusCode ?? 0;
@@ -119,7 +121,7 @@ export class CallTarget {
     return this.inFlight;
   }
 
-  async post(body: unknown, timeoutMs = this.options.timeoutMs): Promise<unknown> {
+  async post(body: unknown, timeoutMs = this.options.timeoutMs, headers?: Record<string, string>): Promise<unknown> {
     const state = this.state;
     if (state === 'open') throw new CallError('the circuit is open after repeated failures', 'refused');
     if (state === 'half-open') {
@@ -132,7 +134,7 @@ export class CallTarget {
     }
     this.inFlight++;
     try {
-      const answer = await postJson(this.url, body, { timeoutMs, agent: this.agent });
+      const answer = await postJson(this.url, body, { timeoutMs, agent: this.agent, ...(headers === undefined ? {} : { headers }) });
       this.failures = 0;
       return answer;
     } catch (error) {

@@ -88,14 +88,17 @@ export class Decider {
     return this.recorded(active, plan, event, solution, ports);
   }
 
-  /** Starts the asynchronous executes of a decision (never for explanations). */
-  execute(active: ActivePolicySet, decision: EngineDecision, context: { decisionId: string; timerId?: string }): void {
-    if (decision.executions.length === 0) return;
+  /**
+   * Hands the asynchronous executes of a decision to the gateway (never for explanations). A promise when they are
+   * being stored durably: the answer waits for it (docs/api.md, "Executes"); undefined when there is nothing to wait for.
+   */
+  execute(active: ActivePolicySet, decision: EngineDecision, context: { decisionId: string; timerId?: string }): Promise<void> | undefined {
+    if (decision.executions.length === 0) return undefined;
     if (this.deps.pxp === undefined) {
       this.deps.logger.error({ ...context, executions: decision.executions.length }, 'no pxp gateway; executes not run');
-      return;
+      return undefined;
     }
-    this.deps.pxp.dispatch(active.components, decision.executions, context);
+    return this.deps.pxp.dispatch(active.components, decision.executions, context);
   }
 
   private callPorts(active: ActivePolicySet): Pick<EvaluationPorts, 'pip' | 'pxp'> {

@@ -193,6 +193,9 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
       // Pure decisions come back as plain values and are not delayed by an await.
       const decision: EngineDecision = pending instanceof Promise ? await pending : pending;
       const decisionId = `urn:decision:${uuid}`;
+      // Executes are stored before the answer, so none an answered decision required is lost (docs/api.md).
+      const stored = explain ? undefined : decider.execute(active, decision, { decisionId });
+      if (stored !== undefined) await stored;
       const answer: AuthorizationDecision = toAuthorizationDecision(decisionId, decision);
       const text = JSON.stringify(
         explain ? { ...answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision } : answer,
@@ -221,8 +224,6 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
         latencyUs: Math.round(seconds * 1e6),
         explain,
       });
-      // After the answer (policy-language.md §3): executes never delay or change it; explanations run none.
-      if (!explain) decider.execute(active, decision, { decisionId });
     } catch (error) {
       if (!(error instanceof HttpProblem) && (res.destroyed || req.socket.destroyed || req.readableAborted)) {
         // The client went away while we read its body: nobody to answer.

@@ -8,7 +8,10 @@ import type { ActivePolicySet } from '../policy-set/follower';
 /** setTimeout cannot wait longer than this; later ticks are approached in steps. */
 const MAX_WAIT_MS = 2 ** 31 - 1;
 
-export type TickOutcome = 'fired' | 'claimed-elsewhere' | 'failed';
+export type TickOutcome = 'fired' | 'claimed-elsewhere' | 'failed' | 'caught-up' | 'taken-over';
+
+/** How far back missed ticks are looked for when the last one is not known (retention keeps ticks a day). */
+const MAX_CATCH_UP_ITERATIONS = 100_000;
 
 export interface TimerSchedulerOptions {
   pool: Pool;
@@ -20,6 +23,12 @@ export interface TimerSchedulerOptions {
   /** The active set when a tick fires. */
   active: () => ActivePolicySet | undefined;
   onTick?: (outcome: TickOutcome) => void;
+  /** A tick missed while no replica could fire it: fired late once (`last`) or never (`skip`). Default `last`. */
+  catchUp?: 'last' | 'skip';
+  /** How long a claimed tick is its claimer's to fire; unfired past it, another replica fires it (default 60 s). */
+  leaseMs?: number;
+  /** How often missed and abandoned ticks are looked for (default 10 s); also whenever a timer is scheduled. */
+  checkMs?: number;
   /** Called after a fired tick's events were decided (tests). */
   onFired?: (timerId: string, scheduledAt: number, decisions: EngineDecision[]) => void;
 }
@@ -32,12 +41,18 @@ interface Scheduled {
 
 /**
  * Fires deployed timers (policy-language.md §10). Every replica schedules every timer; at each tick the replicas
- * race to insert (timer id, scheduled time) into `pdp.timer_ticks`, and only the one whose INSERT … ON CONFLICT DO
- * NOTHING inserted the row fires: exactly once per tick whatever the number of replicas (the primary key decides).
- * A tick that no replica could claim (database down, every replica stopped) is skipped, never fired late twice.
+ * race to claim (timer id, scheduled time) in `pdp.timer_ticks`, and only the one whose upsert inserted the row (or
+ * took over an expired, unfired claim) fires: exactly once per tick whatever the number of replicas (the primary key
+ * decides). A fired tick is marked done; one claimed by a replica that died before finishing is fired by another once
+ * its lease (`leaseMs`) ran out.
+ *
+ * Catch-up (`catchUp: 'last'`): when a timer is scheduled, and every `checkMs`, the last tick due since the timer's
+ * last claimed tick (or since the replicas first scheduled it, `pdp.timer_schedules`) that nobody claimed — all
+ * replicas down, the database unreachable at the tick — is claimed the same way and fired once, late; earlier missed
+ * ticks are skipped. With `skip`, a missed tick stays missed.
  *
  * Firing decides each `event` of the timer like a PEP's event (recorded in the history when named, PIPs asked),
- * logs the decision and runs its executes; the answer itself goes nowhere.
+ * logs the decision and stores its executes; the answer itself goes nowhere.
  */
 export class TimerScheduler {
   private readonly scheduled = new Map<string, Scheduled>();
@@ -46,6 +61,10 @@ export class TimerScheduler {
   private readonly exhausted = new WeakSet<TimerDocument>();
   private readonly decisionLog: Logger;
   private stopped = false;
+  private checker: NodeJS.Timeout | undefined;
+  private checking: Promise<void> | undefined;
+  /** Whether the last set seen had timers; undefined before the first. */
+  private hadTimers: boolean | undefined;
 
   constructor(private readonly options: TimerSchedulerOptions) {
     this.decisionLog = createDecisionLogger(options.logger);
@@ -54,6 +73,7 @@ export class TimerScheduler {
   /** Follows the deployed timers of a newly active set: new ones are scheduled, gone ones cancelled, changed ones rescheduled. */
   update(active: ActivePolicySet): void {
     if (this.stopped) return;
+    const added: TimerDocument[] = [];
     for (const [id, entry] of this.scheduled) {
       const current = active.timers.get(id);
       if (current === undefined || current !== entry.timer) {
@@ -62,8 +82,100 @@ export class TimerScheduler {
       }
     }
     for (const [id, timer] of active.timers) {
-      if (!this.scheduled.has(id) && !this.exhausted.has(timer)) this.schedule(timer, Date.now());
+      if (!this.scheduled.has(id) && !this.exhausted.has(timer)) {
+        this.schedule(timer, Date.now());
+        added.push(timer);
+      }
     }
+    // Sets without timers after sets without timers have nothing to remember or forget: no statement per revision.
+    const hasTimers = active.timers.size > 0;
+    if (hasTimers || this.hadTimers !== false) this.track(this.running, this.remember(active, added));
+    this.hadTimers = hasTimers;
+    if (this.checker === undefined) {
+      this.checker = setInterval(() => this.check(), this.options.checkMs ?? 10_000);
+      this.checker.unref();
+    }
+  }
+
+  /**
+   * Keeps when the replicas first scheduled each timer (the earliest tick ever caught up), and forgets timers this
+   * set no longer deploys (only rows written at an older revision: a lagging replica never forgets a newer timer).
+   * Then looks for missed ticks of the new timers.
+   */
+  private async remember(active: ActivePolicySet, added: readonly TimerDocument[]): Promise<void> {
+    try {
+      await this.options.pool.query(
+        `WITH gone AS (DELETE FROM pdp.timer_schedules WHERE NOT (timer_id = ANY($1::text[])) AND revision < $2)
+         INSERT INTO pdp.timer_schedules (timer_id, since, revision)
+           SELECT id, $3, $2 FROM unnest($1::text[]) AS id
+         ON CONFLICT (timer_id) DO NOTHING`,
+        [[...active.timers.keys()], active.revision, Date.now()],
+      );
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'timer schedules could not be stored; missed ticks are looked for later');
+      return;
+    }
+    for (const timer of added) await this.catchUp(timer);
+  }
+
+  /** One pass over every deployed timer: missed ticks, and ticks claimed by a replica that died before firing. */
+  private check(): void {
+    if (this.stopped || this.checking !== undefined) return;
+    const active = this.options.active();
+    if (active === undefined) return;
+    this.checking = (async () => {
+      for (const timer of active.timers.values()) {
+        if (this.stopped) return;
+        await this.catchUp(timer);
+      }
+    })().finally(() => (this.checking = undefined));
+  }
+
+  private async catchUp(timer: TimerDocument): Promise<void> {
+    const now = Date.now();
+    let abandoned: number[];
+    let anchor: number | undefined;
+    try {
+      const result = await this.options.pool.query<{ abandoned: string[] | null; last: string | null; since: string | null }>(
+        `SELECT (SELECT array_agg(scheduled_at) FROM pdp.timer_ticks WHERE timer_id = $1 AND done_at IS NULL AND claimed_until < $2) AS abandoned,
+                (SELECT max(scheduled_at) FROM pdp.timer_ticks WHERE timer_id = $1) AS last,
+                (SELECT since FROM pdp.timer_schedules WHERE timer_id = $1) AS since`,
+        [timer.id, now],
+      );
+      const row = result.rows[0];
+      abandoned = (row?.abandoned ?? []).map(Number);
+      const known = [row?.last, row?.since].filter((value): value is string => value !== null && value !== undefined).map(Number);
+      anchor = known.length === 0 ? undefined : Math.max(...known);
+    } catch (error) {
+      this.options.logger.warn({ err: error, timerId: timer.id }, 'missed timer ticks could not be looked for; trying again later');
+      return;
+    }
+    for (const scheduledAt of abandoned) await this.tick(timer, scheduledAt, 'taken-over');
+    if ((this.options.catchUp ?? 'last') === 'skip' || anchor === undefined) return;
+    const missed = this.lastTickBefore(timer, anchor, now);
+    if (missed !== undefined) await this.tick(timer, missed, 'caught-up');
+  }
+
+  /**
+   * The last tick strictly after `after` and before `before`, if any. Searched backwards from `before` in doubling
+   * windows, so a dense schedule after a long outage costs about as many steps as ticks in the last window.
+   */
+  private lastTickBefore(timer: TimerDocument, after: number, before: number): number | undefined {
+    for (let width = 1000; ; width *= 2) {
+      const from = Math.max(after, before - width);
+      let last: number | undefined;
+      let at = this.nextTick(timer, from);
+      for (let steps = 0; at !== null && at < before && steps < MAX_CATCH_UP_ITERATIONS; steps++) {
+        last = at;
+        at = this.nextTick(timer, at);
+      }
+      if (last !== undefined || from === after) return last;
+    }
+  }
+
+  private track(set: Set<Promise<void>>, task: Promise<void>): void {
+    const tracked = task.finally(() => set.delete(tracked));
+    set.add(tracked);
   }
 
   /** Timers scheduled here, with their next tick (for /status and tests). */
@@ -73,6 +185,8 @@ export class TimerScheduler {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    clearInterval(this.checker);
+    await this.checking;
     for (const entry of this.scheduled.values()) clearTimeout(entry.handle);
     this.scheduled.clear();
     await Promise.allSettled([...this.running]);
@@ -121,31 +235,45 @@ export class TimerScheduler {
     this.arm(entry);
   }
 
-  private async tick(timer: TimerDocument, scheduledAt: number): Promise<void> {
+  /**
+   * Claims a tick and fires it when the claim is ours: a new row, or one whose claimer let its lease run out without
+   * marking it done. `how` names ticks fired other than on time, for the log and the metric.
+   */
+  private async tick(timer: TimerDocument, scheduledAt: number, how: 'on-time' | 'caught-up' | 'taken-over' = 'on-time'): Promise<void> {
     let claimed: boolean;
     try {
+      const now = Date.now();
       const result = await this.options.pool.query(
-        'INSERT INTO pdp.timer_ticks (timer_id, scheduled_at, replica) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-        [timer.id, scheduledAt, this.options.replicaId],
+        `INSERT INTO pdp.timer_ticks (timer_id, scheduled_at, replica, claimed_until) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (timer_id, scheduled_at) DO UPDATE SET replica = EXCLUDED.replica, claimed_until = EXCLUDED.claimed_until, claimed_at = now()
+           WHERE pdp.timer_ticks.done_at IS NULL AND pdp.timer_ticks.claimed_until < $5`,
+        [timer.id, scheduledAt, this.options.replicaId, now + (this.options.leaseMs ?? 60_000), now],
       );
       claimed = result.rowCount === 1;
     } catch (error) {
       this.options.onTick?.('failed');
-      this.options.logger.warn({ err: error, timerId: timer.id, scheduledAt }, 'timer tick could not be claimed; skipped');
+      this.options.logger.warn({ err: error, timerId: timer.id, scheduledAt }, 'timer tick could not be claimed; it is looked for again later');
       return;
     }
     if (!claimed) {
-      this.options.onTick?.('claimed-elsewhere');
+      if (how === 'on-time') this.options.onTick?.('claimed-elsewhere');
       return;
     }
-    this.options.onTick?.('fired');
+    this.options.onTick?.(how === 'on-time' ? 'fired' : how);
     const active = this.options.active();
     if (active === undefined) return;
     const decisions: EngineDecision[] = [];
     for (const fired of timer.events) {
       decisions.push(await this.fire(active, timer, fired.action, fired.parameters, scheduledAt));
     }
-    this.options.logger.info({ timerId: timer.id, scheduledAt: new Date(scheduledAt).toISOString(), events: timer.events.length }, 'timer fired');
+    try {
+      await this.options.pool.query('UPDATE pdp.timer_ticks SET done_at = $3 WHERE timer_id = $1 AND scheduled_at = $2', [timer.id, scheduledAt, Date.now()]);
+    } catch (error) {
+      // Left undone, the tick is fired again after its lease: at least once rather than not at all.
+      this.options.logger.warn({ err: error, timerId: timer.id, scheduledAt }, 'fired timer tick could not be marked done');
+    }
+    const line = { timerId: timer.id, scheduledAt: new Date(scheduledAt).toISOString(), events: timer.events.length };
+    this.options.logger.info(how === 'on-time' ? line : { ...line, how }, 'timer fired');
     this.options.onFired?.(timer.id, scheduledAt, decisions);
   }
 
@@ -172,7 +300,7 @@ export class TimerScheduler {
       latencyUs: Math.round(Number(process.hrtime.bigint() - started) / 1e3),
       explain: false,
     });
-    this.options.decider.execute(active, decision, { decisionId, timerId: timer.id });
+    await this.options.decider.execute(active, decision, { decisionId, timerId: timer.id });
     return decision;
   }
 }

@@ -6,6 +6,8 @@ export interface ReceivedCall {
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read whatever the pdp sent, field by field
   body: any;
   at: number;
+  /** The idempotency key of a stored execute, when the call carried one. */
+  idempotencyKey?: string;
 }
 
 /** What the endpoint does with the next call: answer a JSON value, a status, wait first, or drop the connection. */
@@ -48,7 +50,8 @@ export class TestEndpoint {
       res.end();
       return;
     }
-    const call: ReceivedCall = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: Date.now() };
+    const key = req.headers['idempotency-key'];
+    const call: ReceivedCall = { body: JSON.parse(Buffer.concat(chunks).toString('utf8')), at: Date.now(), ...(typeof key === 'string' ? { idempotencyKey: key } : {}) };
     const index = this.calls.push(call) - 1;
     const behaviour = this.behaviour(call, index);
     this.open.add(res);

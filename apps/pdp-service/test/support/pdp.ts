@@ -48,7 +48,12 @@ export interface PdpOptions {
   pxpAttempts?: number;
   pxpBackoffMs?: number;
   pxpTimeoutMs?: number;
+  /** Claims on stored executes (default 15 s) and how often they are polled (default 1 s). */
+  pxpLeaseMs?: number;
+  pxpPollMs?: number;
   timers?: boolean;
+  timerCatchUp?: 'last' | 'skip';
+  timerCheckMs?: number;
   replicaId?: string;
   poolSize?: number;
   historyTimeoutMs?: number;
@@ -119,8 +124,12 @@ function testConfig(options: PdpOptions, database: TestDatabase, prefix: string)
       syncTimeoutMs: options.pipTimeoutMs ?? 500,
       attempts: options.pxpAttempts ?? 4,
       backoffMs: options.pxpBackoffMs ?? 20,
+      leaseMs: options.pxpLeaseMs ?? read.pxp.leaseMs,
+      pollMs: options.pxpPollMs ?? read.pxp.pollMs,
       ...breaker,
     },
+    timerCatchUp: options.timerCatchUp ?? read.timerCatchUp,
+    timerCheckMs: options.timerCheckMs ?? read.timerCheckMs,
   };
 }
 

@@ -29,5 +29,8 @@ export function createPool(url: string, logger: Logger, extra: PoolConfig = {}):
   const pool = new Pool({ connectionString: url, max: 10, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000, ...extra });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+  // A checked-out client whose server goes away between two queries emits `error` too, and the pool only listens
+  // while it is idle: without this listener a PostgreSQL restart crashes the process. Its next query fails instead.
+  pool.on('connect', (client) => client.on('error', (error) => logger.warn({ err: error }, 'database connection failed while in use')));
   return pool;
 }
