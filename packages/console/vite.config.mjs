@@ -13,7 +13,7 @@ export default defineConfig({
     // Everything is served by pap under a CSP of 'self': no inlined scripts or data: URLs for fonts.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
-    sourcemap: true,
+    sourcemap: false,
     chunkSizeWarningLimit: 1500,
   },
 });

@@ -27,6 +27,8 @@ import { HttpPipResolver } from './pip/resolver';
 import { PolicySetFollower } from './policy-set/follower';
 import { NatsPolicyTransport } from './policy-set/transport';
 import { PxpGateway } from './pxp/gateway';
+import { ReplicaStatusPublisher } from './replica-status-publisher';
+import { replicaStatus } from './routes/status';
 import { TimerScheduler } from './timers/scheduler';
 
 export interface RunningPdp {
@@ -147,6 +149,7 @@ export async function start(env: Env): Promise<RunningPdp> {
     },
   }).start();
   await follower.start();
+  const statusPublisher = new ReplicaStatusPublisher({ nc, prefix: config.natsPrefix, logger, status: () => replicaStatus(config.replicaId, follower.status(), transport.connected) }).start();
 
   const verifier = new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json` });
   const listener = createApp({
@@ -178,6 +181,7 @@ export async function start(env: Env): Promise<RunningPdp> {
       () => scheduler?.stop(),
       () => retention.stop(),
       () => pxp.drain(PXP_DRAIN_MS),
+      () => statusPublisher.stop(),
       () => nc.drain(),
       () => pool.end(),
       () => {

@@ -10,3 +10,4 @@ export * from './problem';
 export * from './nats';
 export * from './schemas';
 export * from './event-codec';
+export * from './replica-status';

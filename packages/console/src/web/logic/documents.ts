@@ -47,7 +47,7 @@ export function declaredId(xml: string): string | undefined {
 /** A starting point for a new document of the kind, valid once its names are filled in. */
 export function documentTemplate(kind: 'policy' | 'timer'): string {
   if (kind === 'timer') {
-    return `<timer xmlns="http://www.mydata-control.de/4.0/mydataLanguage"
+    return `<timer xmlns="http://www.mydata-control.de/4.0/mydataLanguageTimer"
        xmlns:parameter="http://www.mydata-control.de/4.0/parameter"
        id="urn:timer:acme:nightly" cron="0 0 2 * * ?" description="nightly event">
   <event action="urn:action:acme:nightly"/>
