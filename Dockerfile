@@ -22,6 +22,8 @@ COPY packages/contracts/package.json     packages/contracts/
 COPY packages/policy-engine/package.json packages/policy-engine/
 COPY packages/service-kit/package.json   packages/service-kit/
 COPY packages/test-kit/package.json      packages/test-kit/
+COPY packages/pep/package.json           packages/pep/
+COPY packages/console/package.json       packages/console/
 COPY apps/auth-service/package.json      apps/auth-service/
 COPY apps/pap-service/package.json       apps/pap-service/
 COPY apps/pdp-service/package.json       apps/pdp-service/

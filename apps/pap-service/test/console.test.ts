@@ -29,14 +29,28 @@ describe('the console page', () => {
     const res = await request(app).get(url);
     expect(res.status).toBe(200);
     expect(res.headers['content-type']).toMatch(/^text\/html/);
-    expect(res.text).toBe(readFileSync(path.join(CONSOLE_ASSETS_DIR, 'index.html'), 'utf8'));
     expect(res.headers['cache-control']).toBe('no-cache');
     const csp = res.headers['content-security-policy'] as string;
+    // The built page, with the one-time style nonce of its CSP handed to the editor in a meta element.
+    const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'/.exec(csp)?.[1];
+    expect(nonce).toBeDefined();
+    const built = readFileSync(path.join(CONSOLE_ASSETS_DIR, 'index.html'), 'utf8');
+    expect(res.text).toBe(built.replace('<head>', `<head>\n    <meta name="csp-nonce" content="${nonce ?? ''}" />`));
     expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("script-src 'self';");
     expect(csp).toContain("connect-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     expect(res.headers['x-content-type-options']).toBe('nosniff');
+  });
+
+  test('every page gets a nonce of its own, and assets none at all', async () => {
+    const first = (await request(app).get('/console')).headers['content-security-policy'] as string;
+    const second = (await request(app).get('/console')).headers['content-security-policy'] as string;
+    expect(first).not.toBe(second);
+    const css = builtAssets().find((name) => name.endsWith('.css'));
+    const asset = await request(app).get(`/console/assets/${css ?? ''}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers['content-security-policy']).toContain("style-src 'self';");
   });
 
   test('the page names only scripts and styles that pap serves', async () => {

@@ -7,7 +7,7 @@ const TOKEN_BODY_LIMIT = 16 * 1024;
 
 /**
  * `POST /console/token`: forwards a token request to auth's `/oauth/token` as it came (Basic credentials, form
- * body) and its answer back as it went, so the console needs no CORS from auth. pap keeps nothing of it. The
+ * body) and its answer back (status, body, caching headers), so the console needs no CORS from auth. pap keeps nothing of it. The
  * browser's address travels in `X-Forwarded-For`, which auth uses for its per-address limit only when
  * `AUTH_TRUST_PROXY` names pap; otherwise every console sign-in counts against pap's address.
  */
@@ -22,7 +22,8 @@ export function tokenProxy(authUrl: string, logger: Logger): RequestHandler[] {
       if (req.socket.remoteAddress !== undefined) headers['X-Forwarded-For'] = req.socket.remoteAddress;
       const upstream = await callUpstream('auth-service', target, { method: 'POST', headers, body }, logger);
       res.setHeader('Cache-Control', 'no-store');
-      await relay(upstream, res);
+      // auth's `WWW-Authenticate: Basic` on a wrong secret would make the browser pop up its own password prompt.
+      await relay(upstream, res, ['www-authenticate']);
     },
   ];
 }

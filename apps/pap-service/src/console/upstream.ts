@@ -25,9 +25,9 @@ export async function callUpstream(service: string, url: string, init: RequestIn
   }
 }
 
-/** Passes an upstream answer on unchanged: status, the headers that matter, body. */
-export async function relay(upstream: globalThis.Response, res: Response): Promise<void> {
-  for (const name of RELAYED) {
+/** Passes an upstream answer on: status, the headers that matter (less `omit`), body. */
+export async function relay(upstream: globalThis.Response, res: Response, omit: readonly string[] = []): Promise<void> {
+  for (const name of RELAYED.filter((header) => !omit.includes(header))) {
     const value = upstream.headers.get(name);
     if (value !== null) res.setHeader(name, value);
   }

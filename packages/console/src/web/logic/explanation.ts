@@ -25,7 +25,8 @@ function modifierNode(modifier: unknown): TreeNode {
   return {
     label: `modify ${text(m.name)} at ${text(m.expression)}`,
     value: String(engine.method ?? m.method ?? ''),
-    children: parameters.filter(isRecord).map((p) => leaf(text(p.name), isRecord(p.value) ? p.value.value : p.value)),
+    // Values as JSON, so a string's leading or trailing space stays visible.
+    children: parameters.filter(isRecord).map((p) => leaf(text(p.name), JSON.stringify(isRecord(p.value) ? p.value.value : p.value))),
   };
 }
 

@@ -4,6 +4,7 @@ import { EditorState } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'preact/hooks';
+import { cspNonce } from './csp-nonce';
 
 /** The new text with what changed from the old one marked inline (deleted lines shown struck through). */
 export function DiffView({ before, after, labelledBy }: { before: string; after: string; labelledBy: string }) {
@@ -15,6 +16,7 @@ export function DiffView({ before, after, labelledBy }: { before: string; after:
       state: EditorState.create({
         doc: after,
         extensions: [
+          cspNonce,
           basicSetup,
           xml(),
           EditorState.readOnly.of(true),

@@ -4,6 +4,7 @@ import { EditorState } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'preact/hooks';
+import { cspNonce } from './csp-nonce';
 import type { PlacedDiagnostic } from '../logic/diagnostics';
 
 export interface XmlEditorProps {
@@ -33,6 +34,7 @@ export function XmlEditor({ labelledBy, initial, onChange, check }: XmlEditorPro
       state: EditorState.create({
         doc: initial,
         extensions: [
+          cspNonce,
           basicSetup,
           xml(),
           lintGutter(),
