@@ -44,7 +44,7 @@ export function declaredId(xml: string): string | undefined {
   return root?.[2];
 }
 
-/** A starting point for a new document of the kind, valid once its names are filled in. */
+/** A starting point for a new document of the kind: valid as it is, to be renamed and changed. */
 export function documentTemplate(kind: 'policy' | 'timer'): string {
   if (kind === 'timer') {
     return `<timer xmlns="http://www.mydata-control.de/4.0/mydataLanguageTimer"
@@ -59,7 +59,13 @@ export function documentTemplate(kind: 'policy' | 'timer'): string {
         xmlns:constant="http://www.mydata-control.de/4.0/constant"
         id="urn:policy:acme:new-policy" name="New policy">
   <mechanism event="urn:action:acme:show-employee">
-    <allow/>
+    <if>
+      <equals>
+        <event:string eventParameter="user" jsonPathQuery="$.name.firstName" default=""/>
+        <constant:string value="Mallory"/>
+      </equals>
+      <then><inhibit reason="Mallory is never shown"/></then>
+    </if>
   </mechanism>
 </policy>
 `;
