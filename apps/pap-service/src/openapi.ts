@@ -1,4 +1,5 @@
 import { COMPONENT_TYPES, SCOPES, problemSchema } from '@custos/contracts';
+import { consoleOpenapiPaths } from './console/openapi-paths';
 import { componentSchema, interfaceSchema, pepInterfaceSchema } from './routes/component-schema';
 
 /** OpenAPI 3.1 description of everything pap-service serves (api.md §4, §5). */
@@ -429,5 +430,6 @@ export const openapi = {
     '/metrics': { get: { summary: 'Prometheus metrics', responses: { 200: { description: 'text exposition format' } } } },
     '/openapi.json': { get: { summary: 'this document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
     '/docs': { get: { summary: 'human-readable API page', responses: { 200: { description: 'HTML' } } } },
+    ...consoleOpenapiPaths,
   },
 } as const;
