@@ -1,3 +1,4 @@
+import type { Modifier } from '@custos/contracts';
 import type { ExplainedDecision } from '../src/web/logic/api';
 import { explanationTree, type TreeNode } from '../src/web/logic/explanation';
 
@@ -52,12 +53,12 @@ test('an inhibited decision: the branch, each condition, the delay, PIP answers 
 });
 
 test('an allowed decision with a modifier shows its method and JSON-quoted arguments', () => {
-  const modifier = {
+  const modifier: Modifier = {
     name: 'user',
     expression: '$.name.firstName',
     engine: [{ method: 'append', parameters: [{ name: 'suffix', value: { value: ' (masked)', type: 'java.lang.String', isComplex: false } }] }],
-  } as const;
-  const tree = explanationTree({ id: { identifier: 'urn:decision:2' }, eventAllowed: true, modifiers: [modifier as never], delay: 0, explanation: [] });
+  };
+  const tree = explanationTree({ id: { identifier: 'urn:decision:2' }, eventAllowed: true, modifiers: [modifier], delay: 0, explanation: [] });
   expect(tree.value).toBe('allowed');
   const modifiers = find(tree, 'modifiers');
   expect(modifiers?.value).toBe('1');

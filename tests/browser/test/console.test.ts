@@ -171,9 +171,19 @@ describe('the web console on a real stack', () => {
     await browser.screenshot('06-playground-allowed');
   }, 60_000);
 
-  test('revokes it, and the same event is allowed again', async () => {
+  test('revokes it with the keyboard, and the same event is allowed again', async () => {
     await page.getByRole('link', { name: 'Policies' }).click();
-    await page.getByRole('button', { name: `Revoke ${POLICY_ID}` }).click();
+    // From the search field, Tab reaches the row's Revoke button, and Enter presses it.
+    await page.getByLabel('Search').focus();
+    const revokeLabel = `Revoke ${POLICY_ID}`;
+    await waitFor(
+      async () => {
+        await page.keyboard.press('Tab');
+        return page.evaluate((label) => document.activeElement?.getAttribute('aria-label') === label, revokeLabel);
+      },
+      { what: 'the Revoke button focused by Tab', timeoutMs: 5_000 },
+    );
+    await page.keyboard.press('Enter');
     await page.getByText(`Revoked ${POLICY_ID} at revision 2`).waitFor();
     await runMallory(page);
     const outcome = page.getByTestId('outcome');
@@ -210,7 +220,10 @@ describe('the web console on a real stack', () => {
 
     await page.getByRole('button', { name: `Remove ${POLICY_ID}` }).click();
     const confirm = page.getByRole('dialog', { name: 'Remove policy?' });
-    await confirm.getByRole('button', { name: 'Cancel' }).click();
+    await confirm.waitFor();
+    // Escape cancels, as for every modal dialog.
+    await page.keyboard.press('Escape');
+    await confirm.waitFor({ state: 'detached' });
     expect(await page.getByRole('link', { name: POLICY_ID }).count()).toBe(1);
     await page.getByRole('button', { name: `Remove ${POLICY_ID}` }).click();
     await confirm.getByRole('button', { name: 'Remove' }).click();
@@ -218,11 +231,33 @@ describe('the web console on a real stack', () => {
     await page.getByText('No policy yet.').waitFor();
   }, 60_000);
 
+  test('adds and deploys a timer from its template, and lists it with its schedule', async () => {
+    await page.getByRole('link', { name: 'Timers' }).click();
+    await page.getByRole('link', { name: 'New timer' }).click();
+    await page.getByText('pap accepts this timer.').waitFor();
+    await page.getByRole('button', { name: 'Add timer' }).click();
+    await page.getByText('Added urn:timer:acme:nightly; it is not deployed yet').waitFor();
+    const row = page.getByRole('row', { name: /urn:timer:acme:nightly/ });
+    expect(await row.innerText()).toContain('0 0 2 * * ?');
+    await page.getByRole('button', { name: 'Deploy urn:timer:acme:nightly' }).click();
+    await page.getByText('every replica (2) has it').waitFor({ timeout: 15_000 });
+    await waitFor(async () => !(await row.innerText()).includes('not deployed'), { what: 'the timer shown deployed' });
+    expect(await row.innerText()).toContain('deployed');
+    await browser.screenshot('09-timers');
+  }, 60_000);
+
   test('fits a narrow window without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
-    for (const name of ['Policies', 'Components', 'Playground']) {
+    // Each page with what it shows once loaded: the timer is the one document left, the PEP the one component.
+    const pages: Array<[string, string]> = [
+      ['Timers', 'urn:timer:acme:nightly'],
+      ['Components', PEP_ID],
+      ['Playground', 'Run the event'],
+    ];
+    for (const [name, loaded] of pages) {
       await page.getByRole('link', { name }).click();
       await page.getByRole('heading', { name, exact: true, level: 1 }).waitFor();
+      await page.getByText(loaded).first().waitFor();
       // Wide tables scroll inside their own box (.table-wrap); the page itself must not.
       const overflow = await page.evaluate(() =>
         [...document.querySelectorAll('body *')]
@@ -230,8 +265,8 @@ describe('the web console on a real stack', () => {
           .map((el) => `${el.tagName}.${el.className}`),
       );
       expect({ name, overflow }).toEqual({ name, overflow: [] });
+      await browser.screenshot(`10-narrow-${name.toLowerCase()}`);
     }
-    await browser.screenshot('09-narrow-playground');
     await page.setViewportSize({ width: 1280, height: 800 });
   }, 60_000);
 

@@ -130,7 +130,7 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
         <p>{documents.length === 0 ? `No ${noun.one} yet.` : `No ${noun.one} matches.`}</p>
       ) : (
         <div class="table-wrap">
-          <table>
+          <table class="stack">
             <caption class="visually-hidden">{noun.many}</caption>
             <thead>
               <tr>
@@ -147,30 +147,32 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
                 const id = d.id.identifier;
                 return (
                   <tr key={id}>
-                    <td>
+                    <td data-label="Id">
                       <a href={hrefOf(noun.page, id)}>{id}</a>
                     </td>
-                    <td>{kind === 'timer' ? <code>{d.cron}</code> : (d.name ?? '')}</td>
-                    <td>
+                    <td data-label={kind === 'timer' ? 'Schedule' : 'Name'}>{kind === 'timer' ? <code>{d.cron}</code> : (d.name ?? '')}</td>
+                    <td data-label="State">
                       <span class={d.deployed ? 'badge on' : 'badge'}>{d.deployed ? 'deployed' : 'not deployed'}</span>
                     </td>
-                    <td>{formatSize(d.xml)}</td>
-                    <td>
+                    <td data-label="Size">{formatSize(d.xml)}</td>
+                    <td data-label="Updated">
                       <time dateTime={d.updatedAt}>{new Date(d.updatedAt).toLocaleString()}</time>
                     </td>
-                    <td class="row-actions">
-                      {d.deployed ? (
-                        <button type="button" aria-label={`Revoke ${id}`} onClick={() => void act(`Revoked ${id}`, () => ctx.api.revoke(kind, id))}>
-                          Revoke
+                    <td data-label="Actions">
+                      <div class="row-actions">
+                        {d.deployed ? (
+                          <button type="button" aria-label={`Revoke ${id}`} onClick={() => void act(`Revoked ${id}`, () => ctx.api.revoke(kind, id))}>
+                            Revoke
+                          </button>
+                        ) : (
+                          <button type="button" aria-label={`Deploy ${id}`} onClick={() => void act(`Deployed ${id}`, () => ctx.api.deploy(kind, id))}>
+                            Deploy
+                          </button>
+                        )}
+                        <button type="button" class="danger" aria-label={`Remove ${id}`} onClick={() => setRemoving(id)}>
+                          Remove
                         </button>
-                      ) : (
-                        <button type="button" aria-label={`Deploy ${id}`} onClick={() => void act(`Deployed ${id}`, () => ctx.api.deploy(kind, id))}>
-                          Deploy
-                        </button>
-                      )}
-                      <button type="button" class="danger" aria-label={`Remove ${id}`} onClick={() => setRemoving(id)}>
-                        Remove
-                      </button>
+                      </div>
                     </td>
                   </tr>
                 );
