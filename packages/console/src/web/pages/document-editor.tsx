@@ -27,6 +27,8 @@ export function DocumentEditor({ kind, id, ctx, onDone }: Props) {
   const [saveError, setSaveError] = useState('');
   const [busy, setBusy] = useState(false);
   const text = useRef(id === undefined ? documentTemplate(kind) : '');
+  // Answers may arrive out of order; only the latest check may set what the page says.
+  const checks = useRef(0);
 
   useEffect(() => {
     if (id === undefined) return;
@@ -40,15 +42,16 @@ export function DocumentEditor({ kind, id, ctx, onDone }: Props) {
   }, [kind, id]);
 
   const validate = async (xml: string): Promise<PlacedDiagnostic[]> => {
+    const mine = ++checks.current;
     setCheck({ state: 'checking' });
     try {
       await ctx.api.validate(kind, xml);
-      setCheck({ state: 'valid' });
+      if (mine === checks.current) setCheck({ state: 'valid' });
       return [];
     } catch (e) {
       const items = e instanceof ApiError && e.errors.length > 0 ? e.errors : [{ message: messageOf(e) }];
       const diagnostics = placeDiagnostics(xml, items);
-      setCheck({ state: 'invalid', diagnostics });
+      if (mine === checks.current) setCheck({ state: 'invalid', diagnostics });
       return diagnostics;
     }
   };
