@@ -88,7 +88,7 @@ describe('the calls the console forwards', () => {
       .auth('admin', 'secret')
       .send('grant_type=client_credentials');
     expect(res.status).toBe(502);
-    expect(res.body.detail).toContain('auth-service');
+    expect((res.body as { detail: string }).detail).toContain('auth-service');
   });
 
   test('a token request that is not a form: 415', async () => {
@@ -108,6 +108,6 @@ describe('the calls the console forwards', () => {
     const res = await request(app).post('/console/explain').set('Authorization', h.bearer()).send(event);
     expect(res.status).toBe(502);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(res.body.detail).toContain(`127.0.0.1:${closedPort}`);
+    expect((res.body as { detail: string }).detail).toContain(`127.0.0.1:${closedPort}`);
   });
 });

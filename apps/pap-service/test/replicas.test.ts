@@ -89,8 +89,9 @@ describe('GET /ws/replicas', () => {
     const res = await request(app).get('/ws/replicas').set('Authorization', h.bearer());
     expect(res.status).toBe(200);
     expect(res.headers['cache-control']).toBe('no-store');
-    expect(res.body.revision).toBe(5);
-    expect(res.body.replicas.map((r: { replica: string; revision: number | null; lag: number | null; stale: boolean }) => [r.replica, r.revision, r.lag, r.stale])).toEqual([
+    const body = res.body as { revision: number; replicas: Array<{ replica: string; revision: number | null; lag: number | null; stale: boolean }> };
+    expect(body.revision).toBe(5);
+    expect(body.replicas.map((r) => [r.replica, r.revision, r.lag, r.stale])).toEqual([
       ['r1', 5, 0, false],
       ['r2', 3, 2, false],
       ['r3', null, null, false],
@@ -104,6 +105,6 @@ describe('GET /ws/replicas', () => {
 
   test('a pap without propagation knows no replica', async () => {
     const res = await request(h.app).get('/ws/replicas').set('Authorization', h.bearer());
-    expect(res.body.replicas).toEqual([]);
+    expect((res.body as { replicas: unknown[] }).replicas).toEqual([]);
   });
 });

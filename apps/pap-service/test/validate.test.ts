@@ -43,10 +43,11 @@ describe('POST /ws/policy/validate', () => {
     const real = await add('policy', MISTAKE);
     expect(dry.status).toBe(400);
     expect(dry.headers['content-type']).toMatch(/^application\/problem\+json/);
-    expect(dry.body.code).toBe('invalid_policy');
+    const problem = dry.body as { code: string; errors: unknown[] };
+    expect(problem.code).toBe('invalid_policy');
     expect(dry.body).toEqual(real.body);
     // `valeu` stands on line 4: one problem for the unknown attribute there, one for the missing `value`.
-    expect(dry.body.errors).toEqual(
+    expect(problem.errors).toEqual(
       expect.arrayContaining([expect.objectContaining({ line: 4, message: expect.stringContaining('`valeu`') })]),
     );
     expect(await dump(h.pool)).toEqual(before);
@@ -64,7 +65,7 @@ describe('POST /ws/policy/validate', () => {
     expect(readOnly.status).toBe(403);
     const foreign = await validate('policy', policyXml('urn:policy:globex:x'));
     expect(foreign.status).toBe(403);
-    expect(foreign.body.code).toBe('insufficient_scope');
+    expect((foreign.body as { code: string }).code).toBe('insufficient_scope');
     const anonymous = await request(h.app).post('/ws/policy/validate').set('Content-Type', 'application/xml').send(policyXml('urn:policy:acme:x'));
     expect(anonymous.status).toBe(401);
   });
@@ -90,7 +91,7 @@ describe('POST /ws/timer/validate', () => {
     const xml = timerXml('urn:timer:acme:broken', 'every night');
     const dry = await validate('timer', xml);
     expect(dry.status).toBe(400);
-    expect(dry.body.code).toBe('invalid_policy');
+    expect((dry.body as { code: string }).code).toBe('invalid_policy');
     expect(dry.body).toEqual((await add('timer', xml)).body);
   });
 });

@@ -24,7 +24,7 @@ function modifierNode(modifier: unknown): TreeNode {
   const parameters = Array.isArray(engine.parameters) ? engine.parameters : [];
   return {
     label: `modify ${text(m.name)} at ${text(m.expression)}`,
-    value: String(engine.method ?? m.method ?? ''),
+    value: typeof engine.method === 'string' ? engine.method : '',
     // Values as JSON, so a string's leading or trailing space stays visible.
     children: parameters.filter(isRecord).map((p) => leaf(text(p.name), JSON.stringify(isRecord(p.value) ? p.value.value : p.value))),
   };
