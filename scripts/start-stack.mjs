@@ -15,6 +15,8 @@ const env = { ...process.env };
 const authPort = env.AUTH_PORT || '8082';
 // pap and pdp fetch the JWKS from AUTH_URL; keep it pointing at this auth when only AUTH_PORT was moved.
 env.AUTH_URL ||= `http://127.0.0.1:${authPort}`;
+// pap's web console sends playground events to PDP_URL; keep it pointing at this pdp when only PDP_PORT was moved.
+env.PDP_URL ||= `http://127.0.0.1:${env.PDP_PORT || '8080'}`;
 
 const READY_TIMEOUT_MS = Number(env.STACK_READY_TIMEOUT_MS || 60_000);
 const STOP_TIMEOUT_MS = Number(env.STACK_STOP_TIMEOUT_MS || 15_000);
