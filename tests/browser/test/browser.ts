@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { chromium, type BrowserContext, type Page } from 'playwright-core';
@@ -20,6 +20,7 @@ export interface Browser {
 
 /** A headless chromium with a fresh profile that is removed on close. */
 export async function launch(viewport = { width: 1280, height: 800 }): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`no chromium at \`${CHROMIUM}\`; install it with \`apt-get install -y chromium\` (.ci/run does)`);
   const profile = mkdtempSync(path.join(tmpdir(), 'custos-chromium-'));
   mkdirSync(ARTIFACTS, { recursive: true });
   const context = await chromium.launchPersistentContext(profile, {
