@@ -23,6 +23,8 @@ COPY packages/policy-engine/package.json packages/policy-engine/
 COPY packages/service-kit/package.json   packages/service-kit/
 COPY packages/test-kit/package.json      packages/test-kit/
 COPY packages/embedded/package.json      packages/embedded/
+COPY packages/pep/package.json           packages/pep/
+COPY packages/console/package.json       packages/console/
 COPY apps/auth-service/package.json      apps/auth-service/
 COPY apps/pap-service/package.json       apps/pap-service/
 COPY apps/pdp-service/package.json       apps/pdp-service/

@@ -27,6 +27,9 @@ if (process.stdout.isTTY) {
   if (env.LOG_FORMAT === 'pretty' && !env.NO_COLOR) env.FORCE_COLOR ||= '1';
 }
 
+// pap's web console sends playground events to PDP_URL; keep it pointing at this pdp when only PDP_PORT was moved.
+env.PDP_URL ||= `http://127.0.0.1:${env.PDP_PORT || '8080'}`;
+
 const READY_TIMEOUT_MS = Number(env.STACK_READY_TIMEOUT_MS || 60_000);
 const STOP_TIMEOUT_MS = Number(env.STACK_STOP_TIMEOUT_MS || 15_000);
 

@@ -7,6 +7,7 @@ import {
   type ServiceMetrics,
   type TokenVerifier,
 } from '@custos/service-kit';
+import { mountConsole, type ConsoleOptions } from './console/mount';
 import { POLICY_KIND } from './documents/policy-kind';
 import { TIMER_KIND } from './documents/timer-kind';
 import { registerPapGauges } from './metrics';
@@ -17,6 +18,9 @@ import { registerComponent } from './routes/component-register';
 import { unregisterComponent } from './routes/component-unregister';
 import type { RouteContext } from './routes/context';
 import { mountDocumentRoutes } from './routes/document-routes';
+import { validateDocument } from './routes/document-validate';
+import { replicasRoute } from './routes/replicas';
+import type { ReplicaDirectory } from './replicas/replica-directory';
 import { DocumentStore } from './store/documents';
 import { readStats } from './store/stats';
 
@@ -32,6 +36,10 @@ export interface AppDeps {
   onChange: () => void;
   /** The NATS connection state for /health/ready (pap stays ready without NATS: the outbox keeps changes). */
   natsState: () => string;
+  /** The web console and where it forwards tokens and explanations; no console without it. */
+  console?: ConsoleOptions;
+  /** The pdp replicas that report over NATS (none known without propagation). */
+  replicas?: ReplicaDirectory;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -49,8 +57,15 @@ export function createApp(deps: AppDeps): Express {
   service.route('/ws/component/:identifier', { get: getComponent(ctx), delete: unregisterComponent(ctx) });
 
   // Timers mirror policies (api.md §4), with the policy scopes.
-  mountDocumentRoutes(service, { verifier: deps.verifier, kind: POLICY_KIND, store: new DocumentStore(deps.pool, POLICY_KIND.table, deps.onChange) });
-  mountDocumentRoutes(service, { verifier: deps.verifier, kind: TIMER_KIND, store: new DocumentStore(deps.pool, TIMER_KIND.table, deps.onChange) });
+  const policies = { verifier: deps.verifier, kind: POLICY_KIND, store: new DocumentStore(deps.pool, POLICY_KIND.table, deps.onChange) };
+  const timers = { verifier: deps.verifier, kind: TIMER_KIND, store: new DocumentStore(deps.pool, TIMER_KIND.table, deps.onChange) };
+  // Before the document routes, whose `/:id` would read `validate` as an id.
+  service.route('/ws/policy/validate', { post: validateDocument(policies) });
+  service.route('/ws/timer/validate', { post: validateDocument(timers) });
+  mountDocumentRoutes(service, policies);
+  mountDocumentRoutes(service, timers);
+  service.route('/ws/replicas', { get: replicasRoute(deps.pool, deps.verifier, deps.replicas) });
+  if (deps.console) mountConsole(service, deps.console, deps.verifier, deps.logger);
 
   return service.finish();
 }

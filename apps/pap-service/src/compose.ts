@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { Express } from 'express';
 import type { Pool, PoolConfig } from 'pg';
 import type { LocalPolicyChannel } from '@custos/contracts';
+import { CONSOLE_ASSETS_DIR } from '@custos/console';
 import {
   createLogger,
   createMetrics,
@@ -20,6 +21,7 @@ import { answerLocalSnapshots } from './propagation/local-snapshot';
 import { NatsLink } from './propagation/nats-link';
 import { OutboxPublisher } from './propagation/outbox-publisher';
 import { SnapshotResponder } from './propagation/snapshot-responder';
+import { ReplicaDirectory } from './replicas/replica-directory';
 
 export const MIGRATIONS_DIR = path.join(__dirname, '..', 'migrations');
 
@@ -63,6 +65,7 @@ interface Propagation {
   link: NatsLink;
   publisher: OutboxPublisher;
   responder: SnapshotResponder;
+  replicas: ReplicaDirectory;
 }
 
 /** Config → dependencies → app, with the hooks that start and stop what runs beside it. */
@@ -85,6 +88,8 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
     metrics,
     onChange: overrides.onChange ?? (() => (local ?? propagation?.publisher)?.wake()),
     natsState: overrides.natsState ?? (() => (local ? 'in-process' : (propagation?.link.state() ?? 'unknown'))),
+    console: { assetsDir: CONSOLE_ASSETS_DIR, authUrl: config.authUrl, pdpUrl: config.pdpUrl },
+    replicas: propagation?.replicas,
   };
   return {
     app: createApp(deps),
@@ -102,11 +107,12 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
         propagation.link.start();
         propagation.publisher.start();
         propagation.responder.start();
+        propagation.replicas.start();
       }
     },
     stop: async () => {
       const steps = propagation
-        ? [() => propagation.publisher.stop(), () => propagation.responder.stop(), () => propagation.link.close()]
+        ? [() => propagation.publisher.stop(), () => propagation.responder.stop(), () => propagation.replicas.stop(), () => propagation.link.close()]
         : [];
       if (local) steps.push(() => local.stop(), () => Promise.resolve(stopAnswering?.()));
       for (const step of [() => revocations?.stop(), ...steps, () => (sharedPool ? Promise.resolve() : pool.end())]) {
@@ -127,5 +133,6 @@ function composePropagation(config: PapConfig, pool: Pool, logger: Logger, metri
     link,
     publisher: new OutboxPublisher({ pool, link, prefix, logger, registry: metrics.registry }),
     responder: new SnapshotResponder({ pool, link, prefix, logger }),
+    replicas: new ReplicaDirectory({ link, prefix, logger }),
   };
 }

@@ -1,5 +1,6 @@
 import { COMPONENT_TYPES, SCOPES, componentSchema, interfaceSchema, pepInterfaceSchema, problemSchema } from '@custos/contracts';
 import { tagOperations } from '@custos/service-kit';
+import { consoleOpenapiPaths } from './console/openapi-paths';
 
 /** OpenAPI 3.1 description of everything pap-service serves (api.md §4, §5). */
 
@@ -450,5 +451,6 @@ export const openapi = {
     '/metrics': { get: { summary: 'Prometheus metrics', responses: { 200: { description: 'text exposition format' } } } },
     '/openapi.json': { get: { summary: 'this document', responses: { 200: { description: 'OpenAPI 3.1' } } } },
     '/docs': { get: { summary: 'human-readable API page', responses: { 200: { description: 'HTML' } } } },
+    ...consoleOpenapiPaths,
   } as const, tagOf),
 } as const;

@@ -29,6 +29,8 @@ import { LocalPolicyTransport } from './policy-set/local-transport';
 import { NatsPolicyTransport, type PolicyTransport } from './policy-set/transport';
 import { PgExecutionStore } from './pxp/execution-store';
 import { PxpGateway } from './pxp/gateway';
+import { ReplicaStatusPublisher } from './replica-status-publisher';
+import { replicaStatus } from './routes/status';
 import { TimerScheduler } from './timers/scheduler';
 
 /**
@@ -222,6 +224,16 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
   const revocations =
     overrides.verifier === undefined ? new RevocationList({ url: `${config.authUrl}/oauth/revocations`, logger }).start() : undefined;
   if (nats !== undefined) revocations?.follow(nats, config.natsPrefix);
+  // Where this replica stands, for pap's replica page and "deployed everywhere" (not in embedded mode: one pdp).
+  const statusPublisher =
+    nats === undefined
+      ? undefined
+      : new ReplicaStatusPublisher({
+          nc: nats,
+          prefix: config.natsPrefix,
+          logger,
+          status: () => replicaStatus(config.replicaId, follower.status(), transport.connected),
+        }).start();
   const listener = createApp({
     logger,
     metrics,
@@ -257,6 +269,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     retention,
     closers: [
       () => revocations?.stop(),
+      () => statusPublisher?.stop(),
       () => follower.stop(),
       () => scheduler?.stop(),
       () => retention.stop(),

@@ -14,3 +14,4 @@ export * from './component-schema';
 export * from './change-codec';
 export * from './snapshot-codec';
 export * from './local-channel';
+export * from './replica-status';

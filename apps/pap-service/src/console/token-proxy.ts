@@ -1,0 +1,29 @@
+import type { RequestHandler } from 'express';
+import { FORM_TYPES, readBody, requireMediaType, type Logger } from '@custos/service-kit';
+import { callUpstream, relay } from './upstream';
+
+/** A client-credentials request is a few hundred bytes; anything near this is not one. */
+const TOKEN_BODY_LIMIT = 16 * 1024;
+
+/**
+ * `POST /console/token`: forwards a token request to auth's `/oauth/token` as it came (Basic credentials, form
+ * body) and its answer back (status, body, caching headers), so the console needs no CORS from auth. pap keeps nothing of it. The
+ * browser's address travels in `X-Forwarded-For`, which auth uses for its per-address limit only when
+ * `AUTH_TRUST_PROXY` names pap; otherwise every console sign-in counts against pap's address.
+ */
+export function tokenProxy(authUrl: string, logger: Logger): RequestHandler[] {
+  const target = `${authUrl.replace(/\/+$/, '')}/oauth/token`;
+  return [
+    async (req, res) => {
+      requireMediaType(req, FORM_TYPES);
+      const body = await readBody(req, TOKEN_BODY_LIMIT);
+      const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
+      if (typeof req.headers.authorization === 'string') headers.Authorization = req.headers.authorization;
+      if (req.socket.remoteAddress !== undefined) headers['X-Forwarded-For'] = req.socket.remoteAddress;
+      const upstream = await callUpstream('auth-service', target, { method: 'POST', headers, body }, logger);
+      res.setHeader('Cache-Control', 'no-store');
+      // auth's `WWW-Authenticate: Basic` on a wrong secret would make the browser pop up its own password prompt.
+      await relay(upstream, res, ['www-authenticate']);
+    },
+  ];
+}

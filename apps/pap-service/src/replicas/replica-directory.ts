@@ -1,0 +1,114 @@
+import type { NatsConnection, Subscription } from 'nats';
+import { REPLICA_STATUS_INTERVAL_MS, replicaStatusSubject, type ReplicaStatusReport } from '@custos/contracts';
+import type { Logger } from '@custos/service-kit';
+import type { NatsLink } from '../propagation/nats-link';
+
+/** A replica as pap last heard of it. */
+export interface KnownReplica {
+  report: ReplicaStatusReport;
+  /** When pap received the report (pap's clock: replicas' clocks may differ). */
+  receivedAt: number;
+}
+
+export interface ReplicaDirectoryOptions {
+  link: Pick<NatsLink, 'onConnected'>;
+  prefix: string;
+  logger: Logger;
+  /** A replica silent this long is shown as stale; after ten times as long it is forgotten. */
+  staleAfterMs?: number;
+}
+
+const text = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 256;
+const revision = (value: unknown): value is number | null => value === null || (Number.isSafeInteger(value) && (value as number) >= 0);
+
+/** Reads a report, or undefined for a message that is not one (anything may publish on a subject). */
+export function readReport(data: string): ReplicaStatusReport | undefined {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const r = raw as Record<string, unknown>;
+  if (!text(r.replica) || typeof r.ready !== 'boolean' || !revision(r.revision) || typeof r.natsConnected !== 'boolean') return undefined;
+  return {
+    replica: r.replica,
+    ready: r.ready,
+    revision: r.revision,
+    lagMs: typeof r.lagMs === 'number' && Number.isFinite(r.lagMs) ? r.lagMs : null,
+    pendingChanges: Number.isSafeInteger(r.pendingChanges) ? (r.pendingChanges as number) : 0,
+    natsConnected: r.natsConnected,
+    sentAt: text(r.sentAt) ? r.sentAt : new Date(0).toISOString(),
+  };
+}
+
+/**
+ * Every pdp replica that reports its status over NATS (pdp's ReplicaStatusPublisher), kept in memory: pap learns
+ * them within one report interval of starting, so nothing is stored.
+ */
+export class ReplicaDirectory {
+  private readonly replicas = new Map<string, KnownReplica>();
+  private readonly subscriptions = new Map<NatsConnection, Subscription>();
+  private readonly subject: string;
+  private readonly staleAfterMs: number;
+  private stopped = false;
+
+  constructor(private readonly options: ReplicaDirectoryOptions) {
+    this.subject = replicaStatusSubject(options.prefix);
+    this.staleAfterMs = options.staleAfterMs ?? 3 * REPLICA_STATUS_INTERVAL_MS;
+  }
+
+  start(): this {
+    this.options.link.onConnected((nc) => this.subscribe(nc));
+    return this;
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const subscription of this.subscriptions.values()) {
+      try {
+        subscription.unsubscribe();
+      } catch {
+        // Already closed with its connection.
+      }
+    }
+    this.subscriptions.clear();
+  }
+
+  /** Takes one report (what the subscription does with each message). */
+  receive(report: ReplicaStatusReport, now = Date.now()): void {
+    this.replicas.set(report.replica, { report, receivedAt: now });
+  }
+
+  /** The replicas heard of recently, by name, each with whether it has gone quiet. */
+  list(now = Date.now()): Array<KnownReplica & { stale: boolean }> {
+    for (const [name, known] of this.replicas) {
+      if (now - known.receivedAt > 10 * this.staleAfterMs) this.replicas.delete(name);
+    }
+    return [...this.replicas.values()]
+      .sort((a, b) => (a.report.replica < b.report.replica ? -1 : a.report.replica > b.report.replica ? 1 : 0))
+      .map((known) => ({ ...known, stale: now - known.receivedAt > this.staleAfterMs }));
+  }
+
+  private subscribe(nc: NatsConnection): void {
+    // nats.js keeps subscriptions across reconnects; a new connection needs a new one.
+    if (this.stopped || this.subscriptions.has(nc)) return;
+    const subscription = nc.subscribe(this.subject, {
+      callback: (error, msg) => {
+        if (error) {
+          this.options.logger.warn({ err: error }, 'replica status subscription error');
+          return;
+        }
+        const report = readReport(msg.string());
+        if (report === undefined) {
+          this.options.logger.debug({ subject: msg.subject }, 'malformed replica status ignored');
+          return;
+        }
+        this.receive(report);
+      },
+    });
+    this.subscriptions.set(nc, subscription);
+    void subscription.closed.then(() => this.subscriptions.delete(nc));
+  }
+}

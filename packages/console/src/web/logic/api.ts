@@ -1,0 +1,172 @@
+import type { AuthorizationDecision, Component, Event } from '@custos/contracts';
+import { apiErrorOf } from './problem';
+
+export type DocumentKindName = 'policy' | 'timer';
+
+/** A policy or timer as pap shows it (api.md §4); timers carry `cron`, policies `name`. */
+export interface StoredDocument {
+  id: { identifier: string };
+  name?: string | null;
+  description: string | null;
+  cron?: string;
+  deployed: boolean;
+  xml: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What pap's console explain answers: the pdp's explained decision and the event after its modifiers. */
+export interface ExplainResult {
+  revision: number | null;
+  decision: ExplainedDecision;
+  modifiedEvent: Event | null;
+  modifyError: string | null;
+}
+
+export interface ExplainedDecision extends AuthorizationDecision {
+  explanation: unknown[];
+  policyRevision?: number;
+}
+
+export interface ReplicaView {
+  replica: string;
+  ready: boolean;
+  revision: number | null;
+  lag: number | null;
+  lagMs: number | null;
+  natsConnected: boolean;
+  lastSeenAt: string;
+  stale: boolean;
+}
+
+export interface ReplicasAnswer {
+  revision: number;
+  replicas: ReplicaView[];
+}
+
+export type Fetch = (input: string, init?: RequestInit) => Promise<Response>;
+
+/** A boolean answer of a change, with the revision it took effect at when it changed the deployed set. */
+export interface ChangeResult {
+  result: boolean;
+  revision: number | undefined;
+}
+
+async function bodyOf(response: Response): Promise<unknown> {
+  const text = await response.text();
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+const revisionOf = (response: Response): number | undefined => {
+  const header = response.headers.get('Policy-Revision');
+  return header === null || !/^\d+$/.test(header) ? undefined : Number(header);
+};
+
+/** Every call the console makes, all to pap's own origin (pap forwards token requests and explanations). */
+export class ConsoleApi {
+  constructor(
+    private readonly token: string,
+    private readonly fetchImpl: Fetch = (input, init) => fetch(input, init),
+  ) {}
+
+  private async call(method: string, path: string, init: { body?: string; type?: string; accept?: string; headers?: Record<string, string> } = {}): Promise<{ body: unknown; response: Response }> {
+    const headers: Record<string, string> = { Authorization: `Bearer ${this.token}`, Accept: init.accept ?? 'application/json', ...init.headers };
+    if (init.type !== undefined) headers['Content-Type'] = init.type;
+    const response = await this.fetchImpl(path, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
+    const body = await bodyOf(response);
+    if (!response.ok) throw apiErrorOf(response.status, body);
+    return { body, response };
+  }
+
+  private async change(method: string, path: string, init: { body?: string; type?: string } = {}): Promise<ChangeResult> {
+    const { body, response } = await this.call(method, path, init);
+    return { result: body === true, revision: revisionOf(response) };
+  }
+
+  async documentIds(kind: DocumentKindName): Promise<string[]> {
+    const { body } = await this.call('GET', `/ws/${kind}-ids`);
+    return (body as Array<{ identifier: string }>).map((id) => id.identifier);
+  }
+
+  async document(kind: DocumentKindName, id: string): Promise<StoredDocument> {
+    return (await this.call('GET', `/ws/${kind}/${encodeURIComponent(id)}`)).body as StoredDocument;
+  }
+
+  /** Every document of the kind in full: the ids, then each one (pap has no list of whole undeployed documents). */
+  async documents(kind: DocumentKindName): Promise<StoredDocument[]> {
+    const ids = await this.documentIds(kind);
+    return Promise.all(ids.map((id) => this.document(kind, id)));
+  }
+
+  /** Resolves when pap would accept the document; rejects with its diagnostics otherwise. Stores nothing. */
+  async validate(kind: DocumentKindName, xml: string): Promise<void> {
+    await this.call('POST', `/ws/${kind}/validate`, { body: xml, type: 'application/xml' });
+  }
+
+  add(kind: DocumentKindName, xml: string): Promise<ChangeResult> {
+    return this.change('POST', `/ws/${kind}`, { body: xml, type: 'application/xml' });
+  }
+
+  replace(kind: DocumentKindName, id: string, xml: string): Promise<ChangeResult> {
+    return this.change('PUT', `/ws/${kind}/${encodeURIComponent(id)}`, { body: xml, type: 'application/xml' });
+  }
+
+  deploy(kind: DocumentKindName, id: string): Promise<ChangeResult> {
+    return this.change('POST', `/ws/${kind}/${encodeURIComponent(id)}/deploy`);
+  }
+
+  revoke(kind: DocumentKindName, id: string): Promise<ChangeResult> {
+    return this.change('POST', `/ws/${kind}/${encodeURIComponent(id)}/revoke`);
+  }
+
+  remove(kind: DocumentKindName, id: string): Promise<ChangeResult> {
+    return this.change('DELETE', `/ws/${kind}/${encodeURIComponent(id)}`);
+  }
+
+  async components(): Promise<Component[]> {
+    return (await this.call('GET', '/ws/component')).body as Component[];
+  }
+
+  registerComponent(component: Component): Promise<ChangeResult> {
+    return this.change('POST', '/ws/component', { body: JSON.stringify(component), type: 'application/json' });
+  }
+
+  unregisterComponent(id: string): Promise<ChangeResult> {
+    return this.change('DELETE', `/ws/component/${encodeURIComponent(id)}`);
+  }
+
+  async explain(event: Event, minRevision?: number): Promise<ExplainResult> {
+    const headers: Record<string, string> = minRevision === undefined ? {} : { 'Min-Policy-Revision': String(minRevision) };
+    return (await this.call('POST', '/console/explain', { body: JSON.stringify(event), type: 'application/json', headers })).body as ExplainResult;
+  }
+
+  async replicas(): Promise<ReplicasAnswer> {
+    return (await this.call('GET', '/ws/replicas')).body as ReplicasAnswer;
+  }
+}
+
+/** A token from the client credentials grant, through pap's `/console/token`. */
+export interface IssuedToken {
+  accessToken: string;
+  expiresIn: number;
+  scope: string;
+}
+
+export async function requestToken(clientId: string, secret: string, fetchImpl: Fetch = (input, init) => fetch(input, init)): Promise<IssuedToken> {
+  // RFC 6749 §2.3.1: id and secret are form-encoded before they are joined for Basic authentication.
+  const basic = btoa(`${encodeURIComponent(clientId)}:${encodeURIComponent(secret)}`);
+  const response = await fetchImpl('/console/token', {
+    method: 'POST',
+    headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
+    body: 'grant_type=client_credentials',
+  });
+  const body = await bodyOf(response);
+  if (!response.ok) throw apiErrorOf(response.status, body);
+  const token = body as { access_token: string; expires_in: number; scope?: string };
+  return { accessToken: token.access_token, expiresIn: token.expires_in, scope: token.scope ?? '' };
+}

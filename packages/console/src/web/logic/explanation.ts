@@ -1,0 +1,100 @@
+import type { ExplainedDecision } from './api';
+
+/** A node of the readable tree the playground shows: a label, an optional value, children. */
+export interface TreeNode {
+  label: string;
+  value?: string;
+  tone?: 'allow' | 'inhibit' | 'error' | 'neutral';
+  children: TreeNode[];
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? 'undefined');
+const leaf = (label: string, value: unknown, tone?: TreeNode['tone']): TreeNode => ({ label, value: text(value), ...(tone ? { tone } : {}), children: [] });
+
+function branchText(branch: unknown): string {
+  if (!isRecord(branch)) return 'none';
+  if (branch.kind === 'if' || branch.kind === 'elseif') return `${branch.kind} #${Number(branch.index) + 1}`;
+  return String(branch.kind);
+}
+
+function modifierNode(modifier: unknown): TreeNode {
+  const m = isRecord(modifier) ? modifier : {};
+  const engine = Array.isArray(m.engine) && isRecord(m.engine[0]) ? m.engine[0] : {};
+  const parameters = Array.isArray(engine.parameters) ? engine.parameters : [];
+  return {
+    label: `modify ${text(m.name)} at ${text(m.expression)}`,
+    value: typeof engine.method === 'string' ? engine.method : '',
+    // Values as JSON, so a string's leading or trailing space stays visible.
+    children: parameters.filter(isRecord).map((p) => leaf(text(p.name), JSON.stringify(isRecord(p.value) ? p.value.value : p.value))),
+  };
+}
+
+function spanText(span: unknown): string {
+  if (!isRecord(span)) return '';
+  const from = span.from === null ? 'the beginning' : new Date(Number(span.from)).toISOString();
+  return `${from} to ${new Date(Number(span.to)).toISOString()}`;
+}
+
+function mechanismNode(raw: unknown): TreeNode {
+  const m = isRecord(raw) ? raw : {};
+  const outcome = String(m.outcome);
+  const tone = outcome === 'allow' ? 'allow' : outcome === 'inhibit' ? 'inhibit' : outcome === 'error' ? 'error' : 'neutral';
+  const children: TreeNode[] = [leaf('branch taken', branchText(m.branch))];
+  const conditions = Array.isArray(m.conditions) ? m.conditions.filter(isRecord) : [];
+  if (conditions.length > 0) {
+    children.push({
+      label: 'conditions',
+      children: conditions.map((c) => leaf(`condition #${Number(c.branch) + 1}`, c.value === null ? 'error' : c.value)),
+    });
+  }
+  if (Number(m.delayMs) > 0) children.push(leaf('delay', `${Number(m.delayMs)} ms`));
+  const modifiers = Array.isArray(m.modifiers) ? m.modifiers : [];
+  if (modifiers.length > 0) children.push({ label: 'modifiers', children: modifiers.map(modifierNode) });
+  const pip = Array.isArray(m.pip) ? m.pip.filter(isRecord) : [];
+  if (pip.length > 0) {
+    children.push({
+      label: 'PIP answers',
+      children: pip.map((answer) => ({
+        label: text(answer.method),
+        value: text(isRecord(answer.value) ? answer.value.value : answer.value),
+        children: answer.usedDefault === true ? [leaf('default used', answer.reason ?? 'yes')] : [],
+      })),
+    });
+  }
+  const history = Array.isArray(m.history) ? m.history.filter(isRecord) : [];
+  if (history.length > 0) {
+    children.push({
+      label: 'history',
+      children: history.map((h) => ({
+        label: `${text(h.element)} of ${text(h.action)}`,
+        ...(h.count !== undefined ? { value: `${Number(h.count)} found` } : h.occurrence !== undefined ? { value: h.occurrence === null ? 'none' : new Date(Number(h.occurrence)).toISOString() } : {}),
+        children: [
+          ...(h.span !== undefined ? [leaf('span', spanText(h.span))] : []),
+          ...(Array.isArray(h.windows) ? h.windows.filter(isRecord).map((w) => leaf(spanText(w), `${Number(w.count)} found`)) : []),
+        ],
+      })),
+    });
+  }
+  const executions = Array.isArray(m.executions) ? m.executions.filter(isRecord) : [];
+  if (executions.length > 0) children.push({ label: 'executes (not run while explaining)', children: executions.map((e) => leaf('execute', e.action)) });
+  if (typeof m.reason === 'string') children.push(leaf('reason', m.reason));
+  if (typeof m.error === 'string') children.push(leaf('error', m.error, 'error'));
+  return { label: `${text(m.policyId)} · mechanism #${Number(m.mechanism) + 1} (${text(m.event)})`, value: outcome, tone, children };
+}
+
+/** The explained decision as a tree: the decision first, then every mechanism that matched the event. */
+export function explanationTree(decision: ExplainedDecision): TreeNode {
+  const mechanisms = Array.isArray(decision.explanation) ? decision.explanation : [];
+  return {
+    label: 'decision',
+    value: decision.eventAllowed ? 'allowed' : 'inhibited',
+    tone: decision.eventAllowed ? 'allow' : 'inhibit',
+    children: [
+      leaf('delay', `${decision.delay} ms`),
+      ...(decision.policyRevision !== undefined ? [leaf('policy revision', decision.policyRevision)] : []),
+      { label: 'modifiers', value: String(decision.modifiers.length), children: decision.modifiers.map(modifierNode) },
+      { label: 'mechanisms', value: mechanisms.length === 0 ? 'none matched: the default decided' : String(mechanisms.length), children: mechanisms.map(mechanismNode) },
+    ],
+  };
+}

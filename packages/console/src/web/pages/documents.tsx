@@ -1,0 +1,203 @@
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import type { ConsoleContext } from '../context';
+import type { DocumentKindName, StoredDocument } from '../logic/api';
+import { filterDocuments, formatSize, solutionsOf, type DeployedFilter } from '../logic/documents';
+import { hrefOf, navigate } from '../router';
+import { Dialog } from '../ui/dialog';
+import { messageOf } from '../ui/messages';
+import { Propagation } from '../ui/propagation';
+import { DocumentEditor } from './document-editor';
+
+const NOUN: Record<DocumentKindName, { one: string; many: string; page: string }> = {
+  policy: { one: 'policy', many: 'Policies', page: 'policies' },
+  timer: { one: 'timer', many: 'Timers', page: 'timers' },
+};
+
+/** The outcome of the last action, shown above the list (with the replicas' progress for deployed-set changes). */
+interface Outcome {
+  text: string;
+  revision?: number;
+  error?: boolean;
+}
+
+export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; openId: string; ctx: ConsoleContext }) {
+  const noun = NOUN[kind];
+  const [documents, setDocuments] = useState<StoredDocument[] | undefined>(undefined);
+  const [loadError, setLoadError] = useState('');
+  const [search, setSearch] = useState('');
+  const [solution, setSolution] = useState('');
+  const [deployed, setDeployed] = useState<DeployedFilter>('all');
+  const [outcome, setOutcome] = useState<Outcome | undefined>(undefined);
+  const [removing, setRemoving] = useState<string | undefined>(undefined);
+  const [revision, setRevision] = useState<number | undefined>(undefined);
+
+  const load = async () => {
+    try {
+      setDocuments(await ctx.api.documents(kind));
+      setLoadError('');
+    } catch (e) {
+      setLoadError(messageOf(e));
+    }
+    ctx.api.replicas().then(
+      (answer) => setRevision(answer.revision),
+      () => setRevision(undefined),
+    );
+  };
+  useEffect(() => {
+    void load();
+  }, [kind, openId]);
+
+  const shown = useMemo(() => filterDocuments(documents ?? [], { search, solution, deployed }), [documents, search, solution, deployed]);
+
+  const act = async (label: string, run: () => Promise<{ result: boolean; revision: number | undefined }>) => {
+    try {
+      const answer = await run();
+      ctx.sawRevision(answer.revision);
+      setOutcome({ text: answer.result ? label : `${label}: nothing to do`, ...(answer.revision !== undefined && answer.result ? { revision: answer.revision } : {}) });
+    } catch (e) {
+      setOutcome({ text: messageOf(e), error: true });
+    }
+    await load();
+  };
+
+  if (openId !== '') {
+    return (
+      <DocumentEditor
+        kind={kind}
+        id={openId === 'new' ? undefined : openId}
+        ctx={ctx}
+        onDone={(text, changedRevision) => {
+          setOutcome({ text, ...(changedRevision !== undefined ? { revision: changedRevision } : {}) });
+          navigate(noun.page);
+        }}
+      />
+    );
+  }
+
+  return (
+    <section aria-labelledby="documents-title">
+      <div class="heading">
+        <h1 id="documents-title">{noun.many}</h1>
+        <a class="button" href={hrefOf(noun.page, 'new')}>
+          New {noun.one}
+        </a>
+      </div>
+      <p class="meta">{revision !== undefined ? `The deployed set is at revision ${revision}.` : ''}</p>
+      {outcome !== undefined && (
+        <p class={outcome.error ? 'error' : 'notice'} role={outcome.error ? 'alert' : 'status'}>
+          {outcome.text}
+          {outcome.revision !== undefined && (
+            <>
+              {' '}
+              at revision {outcome.revision}; <Propagation ctx={ctx} revision={outcome.revision} />
+            </>
+          )}
+        </p>
+      )}
+      <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <div>
+          <label for="filter-search">Search</label>
+          <input id="filter-search" type="search" value={search} placeholder="id, name or description" onInput={(e) => setSearch(e.currentTarget.value)} />
+        </div>
+        <div>
+          <label for="filter-solution">Solution</label>
+          <select id="filter-solution" value={solution} onChange={(e) => setSolution(e.currentTarget.value)}>
+            <option value="">all solutions</option>
+            {solutionsOf(documents ?? []).map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
+          <label for="filter-deployed">State</label>
+          <select id="filter-deployed" value={deployed} onChange={(e) => setDeployed(e.currentTarget.value as DeployedFilter)}>
+            <option value="all">deployed or not</option>
+            <option value="deployed">deployed</option>
+            <option value="undeployed">not deployed</option>
+          </select>
+        </div>
+      </form>
+      {loadError !== '' && (
+        <p class="error" role="alert">
+          {loadError}
+        </p>
+      )}
+      {documents === undefined ? (
+        <p>Loading…</p>
+      ) : shown.length === 0 ? (
+        <p>{documents.length === 0 ? `No ${noun.one} yet.` : `No ${noun.one} matches.`}</p>
+      ) : (
+        <div class="table-wrap">
+          <table class="stack">
+            <caption class="visually-hidden">{noun.many}</caption>
+            <thead>
+              <tr>
+                <th scope="col">Id</th>
+                <th scope="col">{kind === 'timer' ? 'Schedule' : 'Name'}</th>
+                <th scope="col">State</th>
+                <th scope="col">Size</th>
+                <th scope="col">Updated</th>
+                <th scope="col">Actions</th>
+              </tr>
+            </thead>
+            <tbody>
+              {shown.map((d) => {
+                const id = d.id.identifier;
+                return (
+                  <tr key={id}>
+                    <td data-label="Id">
+                      <a href={hrefOf(noun.page, id)}>{id}</a>
+                    </td>
+                    <td data-label={kind === 'timer' ? 'Schedule' : 'Name'}>{kind === 'timer' ? <code>{d.cron}</code> : (d.name ?? '')}</td>
+                    <td data-label="State">
+                      <span class={d.deployed ? 'badge on' : 'badge'}>{d.deployed ? 'deployed' : 'not deployed'}</span>
+                    </td>
+                    <td data-label="Size">{formatSize(d.xml)}</td>
+                    <td data-label="Updated">
+                      <time dateTime={d.updatedAt}>{new Date(d.updatedAt).toLocaleString()}</time>
+                    </td>
+                    <td data-label="Actions">
+                      <div class="row-actions">
+                        {d.deployed ? (
+                          <button type="button" aria-label={`Revoke ${id}`} onClick={() => void act(`Revoked ${id}`, () => ctx.api.revoke(kind, id))}>
+                            Revoke
+                          </button>
+                        ) : (
+                          <button type="button" aria-label={`Deploy ${id}`} onClick={() => void act(`Deployed ${id}`, () => ctx.api.deploy(kind, id))}>
+                            Deploy
+                          </button>
+                        )}
+                        <button type="button" class="danger" aria-label={`Remove ${id}`} onClick={() => setRemoving(id)}>
+                          Remove
+                        </button>
+                      </div>
+                    </td>
+                  </tr>
+                );
+              })}
+            </tbody>
+          </table>
+        </div>
+      )}
+      {removing !== undefined && (
+        <Dialog
+          title={`Remove ${noun.one}?`}
+          confirmLabel="Remove"
+          danger
+          onCancel={() => setRemoving(undefined)}
+          onConfirm={() => {
+            const id = removing;
+            setRemoving(undefined);
+            void act(`Removed ${id}`, () => ctx.api.remove(kind, id));
+          }}
+        >
+          <p>
+            <code>{removing}</code> is deleted for good; if it is deployed, it is revoked first.
+          </p>
+        </Dialog>
+      )}
+    </section>
+  );
+}

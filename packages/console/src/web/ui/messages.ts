@@ -1,0 +1,11 @@
+import { ApiError } from '../logic/problem';
+
+/** A sentence for an error shown to the user: the server's detail and its located problems. */
+export function messageOf(error: unknown): string {
+  if (error instanceof ApiError) {
+    const items = error.errors.map((e) => (e.line !== undefined ? `line ${e.line}: ${e.message}` : e.message));
+    return items.length > 0 ? `${error.message} (${items.join('; ')})` : error.message;
+  }
+  if (error instanceof TypeError) return 'pap could not be reached';
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,53 @@
+import { ConsoleApi, requestToken, type Fetch } from '../src/web/logic/api';
+import { ApiError, apiErrorOf } from '../src/web/logic/problem';
+
+/** A stand-in for the browser's fetch that records each call and answers with `reply`. */
+function recorder(reply: () => Response) {
+  const calls: Array<{ url: string; init: RequestInit | undefined }> = [];
+  const fetchImpl: Fetch = (url, init) => {
+    calls.push({ url, init });
+    return Promise.resolve(reply());
+  };
+  return { calls, fetchImpl };
+}
+
+test('ids in paths are percent-encoded and the token goes along', async () => {
+  const { calls, fetchImpl } = recorder(() => new Response('true', { headers: { 'Policy-Revision': '7' } }));
+  const answer = await new ConsoleApi('tok', fetchImpl).deploy('policy', 'urn:policy:acme:a b');
+  expect(answer).toEqual({ result: true, revision: 7 });
+  expect(calls[0]?.url).toBe('/ws/policy/urn%3Apolicy%3Aacme%3Aa%20b/deploy');
+  expect(calls[0]?.init?.method).toBe('POST');
+  expect((calls[0]?.init?.headers as Record<string, string>).Authorization).toBe('Bearer tok');
+});
+
+test('a problem answer becomes an ApiError with its located errors', async () => {
+  const problem = { type: 'urn:custos:problem:invalid_policy', status: 400, detail: 'the policy is not valid: 1 problem', code: 'invalid_policy', errors: [{ message: 'bad', line: 3, column: 5 }] };
+  const { fetchImpl } = recorder(() => new Response(JSON.stringify(problem), { status: 400, headers: { 'Content-Type': 'application/problem+json' } }));
+  const failure = await new ConsoleApi('tok', fetchImpl).validate('policy', '<policy/>').catch((e: unknown) => e);
+  expect(failure).toBeInstanceOf(ApiError);
+  expect(failure).toMatchObject({ status: 400, code: 'invalid_policy', message: 'the policy is not valid: 1 problem', errors: [{ message: 'bad', line: 3, column: 5 }] });
+});
+
+test('explanations wait for the last revision the console caused', async () => {
+  const { calls, fetchImpl } = recorder(() => new Response(JSON.stringify({ revision: 2, decision: {}, modifiedEvent: null, modifyError: null })));
+  await new ConsoleApi('tok', fetchImpl).explain({ actionId: { scope: 'acme', action: 'a' }, timestamp: 0, parameters: [] }, 2);
+  expect(calls[0]?.url).toBe('/console/explain');
+  expect((calls[0]?.init?.headers as Record<string, string>)['Min-Policy-Revision']).toBe('2');
+});
+
+test('a token request sends form-encoded Basic credentials to pap, and reads an OAuth error', async () => {
+  const ok = recorder(() => new Response(JSON.stringify({ access_token: 'jwt', expires_in: 3600, scope: 'policy:read', token_type: 'Bearer' })));
+  expect(await requestToken('my client', 'p:ss', ok.fetchImpl)).toEqual({ accessToken: 'jwt', expiresIn: 3600, scope: 'policy:read' });
+  expect(ok.calls[0]?.url).toBe('/console/token');
+  const basic = (ok.calls[0]?.init?.headers as Record<string, string>).Authorization ?? '';
+  // RFC 6749 §2.3.1: each part form-encoded, then joined with `:`.
+  expect(Buffer.from(basic.replace('Basic ', ''), 'base64').toString()).toBe('my%20client:p%3Ass');
+  expect(ok.calls[0]?.init?.body).toBe('grant_type=client_credentials');
+
+  const refused = recorder(() => new Response(JSON.stringify({ error: 'invalid_client', error_description: 'client authentication failed' }), { status: 401 }));
+  await expect(requestToken('a', 'b', refused.fetchImpl)).rejects.toMatchObject({ status: 401, message: 'client authentication failed', code: 'invalid_client' });
+});
+
+test('an answer without a readable body is named by its status', () => {
+  expect(apiErrorOf(502, 'Bad Gateway')).toMatchObject({ status: 502, message: 'the server answered 502', errors: [] });
+});
