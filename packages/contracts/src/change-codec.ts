@@ -19,7 +19,7 @@ export function parseChange(message: string | Uint8Array): PolicyChange | string
   switch (type) {
     case 'deploy': {
       const policy = wireDocument(value.policy);
-      return policy ? { revision, type, policy } : `change ${revision}: \`policy\` must hold \`id\` and \`xml\``;
+      return policy ? { revision, type, policy } : `change ${revision}: \`policy\` must hold \`id\` and \`xml\` (and a \`tree\` only as an object)`;
     }
     case 'revoke':
       return typeof value.policyId === 'string'

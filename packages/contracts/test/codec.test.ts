@@ -55,6 +55,8 @@ describe('deployed documents', () => {
     expect(documentKind('urn:timer:acme:t')).toBe('timer');
     expect(documentKind('urn:policy:acme:p')).toBe('policy');
     expect(deployedDocument({ id: 'urn:timer:acme:t', xml: '<timer/>' })).toEqual({ kind: 'timer', id: 'urn:timer:acme:t', xml: '<timer/>' });
+    const tree = { version: 1, policy: {} };
+    expect(deployedDocument({ id: 'urn:policy:acme:p', xml: '<policy/>', tree })).toEqual({ kind: 'policy', id: 'urn:policy:acme:p', xml: '<policy/>', tree });
   });
 });
 
