@@ -126,6 +126,17 @@ describe('change messages', () => {
     expect(encoded).toMatchObject({ resync: true, bytes: exact });
     expect(parseChange(encoded.data)).toEqual({ revision: 8, type: 'resync' });
   });
+
+  it('drops the tree of a deploy too large with it, before falling back to resync', () => {
+    const withTree: PolicyChange = { ...deploy, policy: { id: 'urn:policy:acme:p', xml: '<policy>€</policy>', tree: { version: 1, policy: { pad: 'x'.repeat(500) } } } };
+    const full = Buffer.byteLength(JSON.stringify(withTree));
+    const bare = Buffer.byteLength(JSON.stringify(deploy));
+    expect(encodeChange(withTree, full)).toMatchObject({ resync: false, bytes: full });
+    const lighter = encodeChange(withTree, full - 1);
+    expect(lighter).toMatchObject({ resync: false, bytes: bare });
+    expect(parseChange(lighter.data)).toEqual(deploy);
+    expect(parseChange(encodeChange(withTree, bare - 1).data)).toEqual({ revision: 8, type: 'resync' });
+  });
 });
 
 describe('components', () => {
