@@ -16,8 +16,8 @@ import type {
 import type { ValueType } from '../ast/value-types';
 import { MATCH_MODES, type MatchMode } from '../functions/matching';
 import { FIXED_TIMES, type TimeExpression, type TimeField } from '../parse/time-expression';
-import { Fields } from './tree-fields';
-import { TreeDamage } from './tree-damage';
+import { Fields, wholeNumber } from './tree-fields';
+import { TreeDamage, TreePath } from './tree-damage';
 import { jsonPathFrom, literalOf, regexFrom } from './tree-values';
 
 /**
@@ -48,7 +48,7 @@ const TIME_FIELDS = [
  * declaration references (known, same type, no cycle). Throws `TreeDamage` at the first value that is off.
  */
 export function readValidPolicy(value: unknown): ValidPolicy {
-  return new TreeReader().policy(Fields.of(value, 'policy'));
+  return new TreeReader().policy(Fields.of(value, TreePath.root('policy')));
 }
 
 class TreeReader {
@@ -81,7 +81,7 @@ class TreeReader {
   }
 
   /** The declaration `name`, read once; of type `type` when given. */
-  private declaration(name: string, type: ValueType | null, where: string): ValidDeclaration {
+  private declaration(name: string, type: ValueType | null, where: TreePath): ValidDeclaration {
     const fields = this.declarationFields.get(name);
     if (fields === undefined) throw new TreeDamage(where, `refers to the undeclared variable \`${name}\``);
     let declaration = this.declarations.get(name);
@@ -175,7 +175,7 @@ class TreeReader {
   }
 
   /** An expression whose result is of one of `types` (any type when null). */
-  private typed<T extends ValueType>(value: unknown, where: string, types: readonly T[]): ExpressionOf<T> {
+  private typed<T extends ValueType>(value: unknown, where: TreePath, types: readonly T[]): ExpressionOf<T> {
     const expression = this.expression(value, where);
     if (!(types as readonly ValueType[]).includes(expression.type)) throw new TreeDamage(where, `is of type ${expression.type}, not ${types.join(' or ')}`);
     return expression as ExpressionOf<T>;
@@ -185,7 +185,7 @@ class TreeReader {
     return fields.list(key, min).map((item) => (types === null ? this.expression(item.value, item.where) : this.typed(item.value, item.where, types))) as Array<ExpressionOf<T>>;
   }
 
-  private expression(value: unknown, where: string): ValidExpression {
+  private expression(value: unknown, where: TreePath): ValidExpression {
     if (++this.depth > MAX_DEPTH) throw new TreeDamage(where, `nests deeper than ${MAX_DEPTH}`);
     try {
       return this.node(Fields.of(value, where));
@@ -266,7 +266,7 @@ class TreeReader {
         return { kind, type: 'boolean', location, comparison: fields.oneOf('comparison', COMPARISONS), minuteOfDay: fields.integer('minuteOfDay', 0, 24 * 60 - 1) };
       case 'day': {
         expect('boolean');
-        const weekdays = fields.list('weekdays', 1).map((item) => Fields.of({ day: item.value }, item.where).integer('day', 0, 6));
+        const weekdays = fields.list('weekdays', 1).map((item) => wholeNumber(item.value, item.where, 0, 6));
         return { kind, type: 'boolean', location, weekdays: new Set(weekdays) };
       }
       case 'count':

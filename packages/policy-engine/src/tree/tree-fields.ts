@@ -1,20 +1,20 @@
 import { VALUE_TYPES, type ValueType } from '../ast/value-types';
-import { TreeDamage } from './tree-damage';
+import { TreeDamage, TreePath } from './tree-damage';
 
 /** A JSON object of the tree with the path that leads to it, so every complaint says where it is. */
 export class Fields {
   private constructor(
-    readonly where: string,
+    readonly where: TreePath,
     private readonly value: Record<string, unknown>,
   ) {}
 
-  static of(value: unknown, where: string): Fields {
+  static of(value: unknown, where: TreePath): Fields {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new TreeDamage(where, 'is not an object');
     return new Fields(where, value as Record<string, unknown>);
   }
 
-  at(key: string): string {
-    return `${this.where}.${key}`;
+  at(key: string): TreePath {
+    return new TreePath(this.where, key);
   }
 
   raw(key: string): unknown {
@@ -47,11 +47,7 @@ export class Fields {
 
   /** A whole number in `[min, max]`. */
   integer(key: string, min: number, max = Number.MAX_SAFE_INTEGER): number {
-    const value = this.raw(key);
-    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
-      throw new TreeDamage(this.at(key), `is not a whole number from ${min} to ${max}`);
-    }
-    return value;
+    return wholeNumber(this.raw(key), this.at(key), min, max);
   }
 
   integerOrNull(key: string, min: number, max?: number): number | null {
@@ -71,10 +67,19 @@ export class Fields {
   }
 
   /** The items of a list, each with its path; `min` items at least. */
-  list(key: string, min = 0): Array<{ value: unknown; where: string }> {
+  list(key: string, min = 0): Array<{ value: unknown; where: TreePath }> {
     const value = this.raw(key);
     if (!Array.isArray(value)) throw new TreeDamage(this.at(key), 'is not a list');
     if (value.length < min) throw new TreeDamage(this.at(key), `needs at least ${min} item${min === 1 ? '' : 's'}`);
-    return value.map((item: unknown, index) => ({ value: item, where: `${this.at(key)}[${index}]` }));
+    const where = this.at(key);
+    return value.map((item: unknown, index) => ({ value: item, where: new TreePath(where, index) }));
   }
+}
+
+/** `value` as a whole number in `[min, max]`. */
+export function wholeNumber(value: unknown, where: TreePath, min: number, max: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min || value > max) {
+    throw new TreeDamage(where, `is not a whole number from ${min} to ${max}`);
+  }
+  return value;
 }

@@ -4,7 +4,7 @@ import type { ValidJsonPath } from '../ast/valid/located';
 import type { JsonValue, ValueType } from '../ast/value-types';
 import { readJsonPath } from '../parse/json-path';
 import { readRegex } from '../parse/regex';
-import { TreeDamage } from './tree-damage';
+import { TreeDamage, type TreePath } from './tree-damage';
 
 /**
  * Regexes and JSONPath queries are compiled from their text when a tree is read. Both are immutable once compiled,
@@ -25,7 +25,7 @@ function remembered<T>(cache: Map<string, T>, text: string, compile: () => T): T
   return value;
 }
 
-export function jsonPathFrom(text: string, where: string): ValidJsonPath {
+export function jsonPathFrom(text: string, where: TreePath): ValidJsonPath {
   const query = remembered(queries, text, () => {
     const read = readJsonPath(text);
     if (!read.ok) throw new TreeDamage(where, read.problem);
@@ -34,7 +34,7 @@ export function jsonPathFrom(text: string, where: string): ValidJsonPath {
   return { text, query };
 }
 
-export function regexFrom(text: string, where: string): RE2JS {
+export function regexFrom(text: string, where: TreePath): RE2JS {
   return remembered(regexes, text, () => {
     const read = readRegex(text);
     if (!read.ok) throw new TreeDamage(where, read.problem);
@@ -46,7 +46,7 @@ export function regexFrom(text: string, where: string): RE2JS {
 const MAX_LITERAL_DEPTH = 100;
 
 /** `value` as a literal of `type`, as the literal reader would have produced it. */
-export function literalOf(type: ValueType, value: unknown, where: string): JsonValue {
+export function literalOf(type: ValueType, value: unknown, where: TreePath): JsonValue {
   const fits =
     (type === 'string' && typeof value === 'string') ||
     (type === 'number' && typeof value === 'number' && Number.isFinite(value)) ||
