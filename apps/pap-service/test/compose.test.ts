@@ -6,7 +6,7 @@ import { dropDatabase, TEST_NATS_URL, TestAuthority, uniqueNatsPrefix, unusedDat
 import { SERVICE_NAME } from '../src/app';
 import { composePap, type ComposedPap } from '../src/compose';
 import { readPapConfig } from '../src/config';
-import { policyXml, testLogger } from './harness';
+import { deployedPolicy, policyXml, testLogger } from './harness';
 import { ChangeCollector, connectTest } from './nats-helpers';
 
 /** composePap as main.ts uses it: from the config alone to a pap that creates its database and propagates. */
@@ -51,7 +51,7 @@ test('a deployed policy reaches the stream and the snapshot without anything but
     const received = await collector.waitForCount(1);
     await collector.stop();
     expect(received.map((r) => [r.change, r.msgId])).toEqual([
-      [{ revision: 1, type: 'deploy', policy: { id, xml: policyXml(id) } }, `${prefix}:1`],
+      [{ revision: 1, type: 'deploy', policy: deployedPolicy(id, policyXml(id)) }, `${prefix}:1`],
     ]);
 
     const inbox = createInbox();
@@ -61,7 +61,7 @@ test('a deployed policy reaches the stream and the snapshot without anything but
     nc.publish(policySubjects(prefix).snapshot, JSON.stringify({ requester: 'compose-test' }), { reply: inbox });
     await waitFor(() => chunks.some((c) => c.last), { what: 'the last snapshot chunk' });
     subscription.unsubscribe();
-    expect(decodeSnapshot(chunks)).toEqual({ revision: 1, policies: [{ id, xml: policyXml(id) }], components: [] });
+    expect(decodeSnapshot(chunks)).toEqual({ revision: 1, policies: [deployedPolicy(id, policyXml(id))], components: [] });
   } finally {
     await nc.close();
   }

@@ -1,3 +1,4 @@
+import { loadPolicyTree } from '@custos/policy-engine';
 import type { Express } from 'express';
 import type { Pool } from 'pg';
 import { ALL_SCOPES } from '@custos/contracts';
@@ -124,4 +125,14 @@ export async function dump(pool: Pool): Promise<unknown> {
     pool.query('SELECT * FROM pap.timers ORDER BY id'),
   ]);
   return { policies: policies.rows, components: components.rows, state: state.rows, outbox: box.rows, timers: timers.rows };
+}
+
+/**
+ * A deployed policy as pap ships it: the XML and the engine's checked tree of that XML (through JSON, as it is
+ * stored and sent).
+ */
+export function deployedPolicy(id: string, xml: string): { id: string; xml: string; tree: Record<string, unknown> } {
+  const outcome = loadPolicyTree(xml);
+  if (!outcome.ok) throw new Error(`the engine refuses ${id}: ${JSON.stringify(outcome.diagnostics)}`);
+  return { id, xml, tree: JSON.parse(JSON.stringify(outcome.tree)) as Record<string, unknown> };
 }

@@ -5,7 +5,7 @@ import { TEST_NATS_URL, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
 import type { NatsLink } from '../src/propagation/nats-link';
 import { readSnapshot } from '../src/propagation/snapshot';
 import { SnapshotResponder } from '../src/propagation/snapshot-responder';
-import { policyXml, revision, startHarness, type Harness } from './harness';
+import { deployedPolicy, policyXml, revision, startHarness, type Harness } from './harness';
 import { connectLink, connectTest } from './nats-helpers';
 
 let h: Harness;
@@ -47,7 +47,7 @@ const fromChunks = decodeSnapshot;
 
 const expected = (): PolicySnapshot => ({
   revision: 5,
-  policies: ['urn:policy:acme:a', 'urn:policy:acme:b', 'urn:policy:globex:Z'].map((id) => ({ id, xml: xmlOf(id) })),
+  policies: ['urn:policy:acme:a', 'urn:policy:acme:b', 'urn:policy:globex:Z'].map((id) => deployedPolicy(id, xmlOf(id))),
   components: [],
 });
 

@@ -7,30 +7,35 @@ const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 const VALUES = new Int16Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i++) VALUES[ALPHABET.charCodeAt(i)] = i;
 
-/** Base64 text of `bytes`. */
+/** The alphabet as ASCII codes, to write the text as bytes. */
+const CODES = Uint8Array.from(ALPHABET, (character) => character.charCodeAt(0));
+const PAD = '='.charCodeAt(0);
+const asciiDecoder = new TextDecoder();
+
+/**
+ * Base64 text of `bytes`. Written as ASCII bytes in one pass and turned into a string once: building the text by
+ * concatenation made snapshots of thousands of policies cost tens of microseconds per policy to encode.
+ */
 export function encodeBase64(bytes: Uint8Array): string {
-  const parts: string[] = [];
-  // Built in slices: one string per 48 KiB of input keeps memory flat for large snapshots.
-  const slice = 3 * 16_384;
-  for (let start = 0; start < bytes.length; start += slice) {
-    const end = Math.min(start + slice, bytes.length);
-    let text = '';
-    let i = start;
-    for (; i + 2 < end; i += 3) {
-      const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
-      text += ALPHABET.charAt(n >>> 18) + ALPHABET.charAt((n >>> 12) & 63) + ALPHABET.charAt((n >>> 6) & 63) + ALPHABET.charAt(n & 63);
-    }
-    const rest = end - i;
-    if (rest === 1) {
-      const n = (bytes[i] ?? 0) << 16;
-      text += `${ALPHABET.charAt(n >>> 18)}${ALPHABET.charAt((n >>> 12) & 63)}==`;
-    } else if (rest === 2) {
-      const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8);
-      text += `${ALPHABET.charAt(n >>> 18)}${ALPHABET.charAt((n >>> 12) & 63)}${ALPHABET.charAt((n >>> 6) & 63)}=`;
-    }
-    parts.push(text);
+  const out = new Uint8Array(Math.ceil(bytes.length / 3) * 4);
+  let o = 0;
+  let i = 0;
+  for (; i + 2 < bytes.length; i += 3) {
+    const n = ((bytes[i] ?? 0) << 16) | ((bytes[i + 1] ?? 0) << 8) | (bytes[i + 2] ?? 0);
+    out[o++] = CODES[n >>> 18] ?? PAD;
+    out[o++] = CODES[(n >>> 12) & 63] ?? PAD;
+    out[o++] = CODES[(n >>> 6) & 63] ?? PAD;
+    out[o++] = CODES[n & 63] ?? PAD;
   }
-  return parts.join('');
+  const rest = bytes.length - i;
+  if (rest > 0) {
+    const n = ((bytes[i] ?? 0) << 16) | (rest === 2 ? (bytes[i + 1] ?? 0) << 8 : 0);
+    out[o++] = CODES[n >>> 18] ?? PAD;
+    out[o++] = CODES[(n >>> 12) & 63] ?? PAD;
+    out[o++] = rest === 2 ? (CODES[(n >>> 6) & 63] ?? PAD) : PAD;
+    out[o] = PAD;
+  }
+  return asciiDecoder.decode(out);
 }
 
 /** The bytes of base64 `text`; undefined when it is not base64 (wrong length, a stray character, misplaced padding). */

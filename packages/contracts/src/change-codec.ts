@@ -19,7 +19,7 @@ export function parseChange(message: string | Uint8Array): PolicyChange | string
   switch (type) {
     case 'deploy': {
       const policy = wireDocument(value.policy);
-      return policy ? { revision, type, policy } : `change ${revision}: \`policy\` must hold \`id\` and \`xml\``;
+      return policy ? { revision, type, policy } : `change ${revision}: \`policy\` must hold \`id\` and \`xml\` (and a \`tree\` only as an object)`;
     }
     case 'revoke':
       return typeof value.policyId === 'string'
@@ -48,9 +48,18 @@ export interface EncodedChange {
   bytes: number;
 }
 
+/**
+ * A deploy whose tree makes it too large goes without the tree (receivers compile the XML); only when even that is
+ * too large does it become a `resync`.
+ */
 export function encodeChange(change: PolicyChange, maxBytes: number): EncodedChange {
   const data = utf8Encoder.encode(JSON.stringify(change));
   if (data.length <= maxBytes) return { data, resync: false, bytes: data.length };
+  if (change.type === 'deploy' && change.policy.tree !== undefined) {
+    const { id, xml } = change.policy;
+    const bare = utf8Encoder.encode(JSON.stringify({ ...change, policy: { id, xml } }));
+    if (bare.length <= maxBytes) return { data: bare, resync: false, bytes: bare.length };
+  }
   const resync: PolicyChange = { revision: change.revision, type: 'resync' };
   return { data: utf8Encoder.encode(JSON.stringify(resync)), resync: true, bytes: data.length };
 }

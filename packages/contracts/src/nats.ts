@@ -32,7 +32,13 @@ export function policySubjects(prefix: string): PolicySubjects {
  */
 export interface DeployedPolicy {
   id: string;
+  /** The source of truth, what `GET /ws/policy/{id}` returns. */
   xml: string;
+  /**
+   * Policies only, optional: the checked policy as the policy engine's JSON tree (`PolicyTree`), which receivers
+   * compile without reading the XML. Receivers that lack it, or cannot read its version, compile the XML.
+   */
+  tree?: Record<string, unknown>;
 }
 
 /** What a deployed document is, as its id says. */
@@ -43,13 +49,15 @@ export interface DeployedDocument {
   readonly kind: DocumentKind;
   readonly id: string;
   readonly xml: string;
+  readonly tree?: Record<string, unknown>;
 }
 
 /** The kind of a deployed document: `urn:timer:` ids are timers, every other id a policy. */
 export const documentKind = (id: string): DocumentKind => (id.startsWith('urn:timer:') ? 'timer' : 'policy');
 
 /** A document off the wire with its kind. */
-export const deployedDocument = ({ id, xml }: DeployedPolicy): DeployedDocument => ({ kind: documentKind(id), id, xml });
+export const deployedDocument = ({ id, xml, tree }: DeployedPolicy): DeployedDocument =>
+  tree === undefined ? { kind: documentKind(id), id, xml } : { kind: documentKind(id), id, xml, tree };
 
 /**
  * One change of what the pdps decide with, at `revision` (gap-free, strictly increasing, one counter for all

@@ -3,7 +3,7 @@ import type { Component } from './component';
 import { propagatedComponent } from './component-schema';
 import { PAYLOAD_HEADROOM_BYTES } from './change-codec';
 import type { DeployedPolicy, PolicySnapshot, SnapshotChunk } from './nats';
-import { isRecord, isRevision, utf8Decoder, utf8Encoder, wireDocument } from './wire';
+import { isRecord, isRevision, utf8Encoder, wireDocument } from './wire';
 
 /** A snapshot could not be fetched or read; receivers retry with backoff. */
 export class SnapshotError extends Error {}
@@ -46,7 +46,7 @@ export function parseSnapshot(text: string): PolicySnapshot {
   const policies: DeployedPolicy[] = [];
   for (const [index, item] of value.policies.entries()) {
     const policy = wireDocument(item);
-    if (!policy) throw new SnapshotError(`snapshot policy ${index} must hold \`id\` and \`xml\``);
+    if (!policy) throw new SnapshotError(`snapshot policy ${index} must hold \`id\` and \`xml\` (and a \`tree\` only as an object)`);
     policies.push(policy);
   }
   if (value.components === undefined) return { revision: value.revision, policies };
@@ -66,7 +66,12 @@ export function parseSnapshot(text: string): PolicySnapshot {
  * a hole means a chunk was lost.
  */
 export class SnapshotAssembler {
-  private readonly parts: Uint8Array[] = [];
+  /**
+   * The text so far, decoded chunk by chunk (a streaming decoder holds a character cut between chunks), so the bytes
+   * of a large snapshot are never held twice (all chunks, then joined) beside its text.
+   */
+  private readonly parts: string[] = [];
+  private readonly decoder = new TextDecoder();
   private size = 0;
   private done = false;
 
@@ -86,21 +91,15 @@ export class SnapshotAssembler {
     if (bytes === undefined) throw new SnapshotError(`snapshot chunk ${expected} is not base64`);
     this.size += bytes.length;
     if (this.size > this.maxBytes) throw new SnapshotError(`the snapshot exceeds ${this.maxBytes} bytes`);
-    this.parts.push(bytes);
     this.done = message.last;
+    this.parts.push(this.decoder.decode(bytes, { stream: !this.done }));
     return this.done;
   }
 
   /** The snapshot the chunks spell; only after `add` returned true. */
   result(): PolicySnapshot {
     if (!this.done) throw new SnapshotError('the snapshot is incomplete');
-    const joined = new Uint8Array(this.size);
-    let offset = 0;
-    for (const part of this.parts) {
-      joined.set(part, offset);
-      offset += part.length;
-    }
-    return parseSnapshot(utf8Decoder.decode(joined));
+    return parseSnapshot(this.parts.join(''));
   }
 }
 

@@ -1,3 +1,5 @@
+import type { DeployedPolicy } from './nats';
+
 /** Small readers shared by the propagation codecs. */
 export const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -5,10 +7,14 @@ export const isRecord = (value: unknown): value is Record<string, unknown> =>
 /** A revision: a safe non-negative integer. */
 export const isRevision = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0;
 
-/** The wire form of a deployed document, or undefined. */
-export function wireDocument(value: unknown): { id: string; xml: string } | undefined {
+/**
+ * The wire form of a deployed document, or undefined. A `tree`, when present, must be a JSON object; what is inside
+ * is the policy engine's to check.
+ */
+export function wireDocument(value: unknown): DeployedPolicy | undefined {
   if (!isRecord(value) || typeof value.id !== 'string' || typeof value.xml !== 'string') return undefined;
-  return { id: value.id, xml: value.xml };
+  if (value.tree === undefined) return { id: value.id, xml: value.xml };
+  return isRecord(value.tree) ? { id: value.id, xml: value.xml, tree: value.tree } : undefined;
 }
 
 export const utf8Encoder = new TextEncoder();

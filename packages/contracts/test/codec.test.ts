@@ -55,6 +55,8 @@ describe('deployed documents', () => {
     expect(documentKind('urn:timer:acme:t')).toBe('timer');
     expect(documentKind('urn:policy:acme:p')).toBe('policy');
     expect(deployedDocument({ id: 'urn:timer:acme:t', xml: '<timer/>' })).toEqual({ kind: 'timer', id: 'urn:timer:acme:t', xml: '<timer/>' });
+    const tree = { version: 1, policy: {} };
+    expect(deployedDocument({ id: 'urn:policy:acme:p', xml: '<policy/>', tree })).toEqual({ kind: 'policy', id: 'urn:policy:acme:p', xml: '<policy/>', tree });
   });
 });
 
@@ -123,6 +125,17 @@ describe('change messages', () => {
     const encoded = encodeChange(deploy, exact - 1);
     expect(encoded).toMatchObject({ resync: true, bytes: exact });
     expect(parseChange(encoded.data)).toEqual({ revision: 8, type: 'resync' });
+  });
+
+  it('drops the tree of a deploy too large with it, before falling back to resync', () => {
+    const withTree: PolicyChange = { ...deploy, policy: { id: 'urn:policy:acme:p', xml: '<policy>€</policy>', tree: { version: 1, policy: { pad: 'x'.repeat(500) } } } };
+    const full = Buffer.byteLength(JSON.stringify(withTree));
+    const bare = Buffer.byteLength(JSON.stringify(deploy));
+    expect(encodeChange(withTree, full)).toMatchObject({ resync: false, bytes: full });
+    const lighter = encodeChange(withTree, full - 1);
+    expect(lighter).toMatchObject({ resync: false, bytes: bare });
+    expect(parseChange(lighter.data)).toEqual(deploy);
+    expect(parseChange(encodeChange(withTree, bare - 1).data)).toEqual({ revision: 8, type: 'resync' });
   });
 });
 

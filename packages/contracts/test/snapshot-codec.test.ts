@@ -97,3 +97,27 @@ describe('parseChange', () => {
     expect(parseChange('{"revision":2,"type":"rename"}')).toBe('change 2: unknown type `rename`');
   });
 });
+
+describe('the compiled tree beside the XML', () => {
+  const tree = { version: 1, policy: { id: 'urn:policy:acme:p', mechanisms: [] } };
+
+  it('travels in snapshots and deploy changes, and stays optional', () => {
+    const snapshot = parseSnapshot(
+      JSON.stringify({ revision: 3, policies: [{ id: 'urn:policy:acme:p', xml: '<p/>', tree }, { id: 'urn:policy:acme:q', xml: '<q/>' }] }),
+    );
+    expect(snapshot.policies).toEqual([{ id: 'urn:policy:acme:p', xml: '<p/>', tree }, { id: 'urn:policy:acme:q', xml: '<q/>' }]);
+    expect('tree' in snapshot.policies[1]!).toBe(false);
+    expect(parseChange(JSON.stringify({ revision: 4, type: 'deploy', policy: { id: 'urn:policy:acme:p', xml: '<p/>', tree } }))).toEqual({
+      revision: 4,
+      type: 'deploy',
+      policy: { id: 'urn:policy:acme:p', xml: '<p/>', tree },
+    });
+  });
+
+  it('refuses a tree that is not an object', () => {
+    for (const damaged of ['"tree"', '[]', 'null', '1']) {
+      expect(parseChange(`{"revision":2,"type":"deploy","policy":{"id":"a","xml":"<p/>","tree":${damaged}}}`)).toMatch(/a `tree` only as an object/);
+      expect(() => parseSnapshot(`{"revision":1,"policies":[{"id":"a","xml":"<p/>","tree":${damaged}}]}`)).toThrow(/snapshot policy 0 .*a `tree` only as an object/);
+    }
+  });
+});

@@ -2,7 +2,7 @@ import type { LoadOutcome } from './api';
 import { compilePolicy } from './compile/compile-policy';
 import { diagnostic } from './diagnostics';
 import { parsePolicy } from './parse/parse-policy';
-import { validatePolicy } from './validate/validate-policy';
+import { validatePolicy, type ValidationOutcome } from './validate/validate-policy';
 import { readXml } from './xml/read-xml';
 
 /**
@@ -11,6 +11,12 @@ import { readXml } from './xml/read-xml';
  * one found problems), in reading order.
  */
 export function loadPolicy(xml: string): LoadOutcome {
+  const checked = checkPolicyXml(xml);
+  return checked.ok ? { ok: true, policy: compilePolicy(checked.policy) } : checked;
+}
+
+/** Everything of `loadPolicy` but compiling: the validated tree, or every problem. */
+export function checkPolicyXml(xml: string): ValidationOutcome {
   if (typeof xml !== 'string') {
     return { ok: false, diagnostics: [diagnostic('invalid_input', `the policy must be a string, found ${typeof xml}`)] };
   }
@@ -18,7 +24,5 @@ export function loadPolicy(xml: string): LoadOutcome {
   if (!read.ok) return { ok: false, diagnostics: read.diagnostics };
   const parsed = parsePolicy(read.root);
   if (!parsed.ok) return { ok: false, diagnostics: parsed.diagnostics };
-  const validated = validatePolicy(parsed.policy, parsed.diagnostics);
-  if (!validated.ok) return validated;
-  return { ok: true, policy: compilePolicy(validated.policy) };
+  return validatePolicy(parsed.policy, parsed.diagnostics);
 }

@@ -1,13 +1,14 @@
 import type { Policy } from '@custos/contracts';
 import type { DocumentKind } from './kind';
 import { validatePolicy } from './policy-validation';
+import { POLICY_TREE } from './policy-tree';
 
 /** What a policy keeps beside id, solution and XML, read from its root element. */
 export type PolicyMetadata = { name: string | null; description: string | null };
 
 export const POLICY_KIND: DocumentKind<PolicyMetadata, Policy> = {
   name: 'policy',
-  table: { name: 'pap.policies', metadata: ['name', 'description'] },
+  table: { name: 'pap.policies', metadata: ['name', 'description'], tree: POLICY_TREE },
   validate: validatePolicy,
   toResource: (row) => ({
     id: { identifier: row.id },

@@ -1,34 +1,59 @@
 import type { Pool } from 'pg';
-import type { PolicySnapshot } from '@custos/contracts';
+import type { DeployedPolicy, PolicySnapshot } from '@custos/contracts';
+import { POLICY_TREE } from '../documents/policy-tree';
 import { listPropagatedComponents } from '../store/components';
 import { toNumber, withTransaction } from '../store/db';
+import { deployedWith, type DocumentTree } from '../store/documents';
+
+/** Trees computed for a snapshot are written back this many rows per statement. */
+const WRITE_BACK_BATCH = 500;
 
 /**
  * Everything the pdps decide with at one revision, read in one REPEATABLE READ snapshot so all parts agree:
  * deployed policies and deployed timers (one list, by id; `urn:policy:` sorts before `urn:timer:`) and the PIP and
- * PXP components (contracts/nats.ts).
+ * PXP components (contracts/nats.ts). Policies travel with their compiled tree; a policy stored without a current
+ * one gets it computed here and written back, so the next snapshot finds it.
  */
-export function readSnapshot(pool: Pool): Promise<PolicySnapshot> {
-  return withTransaction(
+export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE): Promise<PolicySnapshot> {
+  const computed: Array<{ id: string; xml: string; tree: Record<string, unknown> }> = [];
+  const snapshot = await withTransaction(
     pool,
     async (client) => {
       const state = await client.query<{ revision: string }>('SELECT revision FROM pap.state');
-      const policies = await client.query<{ id: string; xml: string }>(
-        `SELECT id, xml FROM (
-           SELECT id, xml FROM pap.policies WHERE deployed
+      const rows = await client.query<{ id: string; xml: string; tree: unknown; policy: boolean }>(
+        `SELECT id, xml, tree, policy FROM (
+           SELECT id, xml, tree, true AS policy FROM pap.policies WHERE deployed
            UNION ALL
-           SELECT id, xml FROM pap.timers WHERE deployed
+           SELECT id, xml, NULL, false FROM pap.timers WHERE deployed
          ) deployed ORDER BY id COLLATE "C"`,
       );
       const components = await listPropagatedComponents(client);
       const revision = state.rows[0]?.revision;
       if (revision === undefined) throw new Error('pap.state holds no revision');
-      return {
-        revision: toNumber(revision),
-        policies: policies.rows.map(({ id, xml }) => ({ id, xml })),
-        components,
-      };
+      const policies = rows.rows.map(({ id, xml, tree, policy }): DeployedPolicy => {
+        if (!policy) return { id, xml };
+        if (trees.isCurrent(tree)) return deployedWith(id, xml, tree as Record<string, unknown>);
+        const fresh = trees.compute(xml);
+        if (fresh !== null) computed.push({ id, xml, tree: fresh });
+        return deployedWith(id, xml, fresh);
+      });
+      return { revision: toNumber(revision), policies, components };
     },
     { isolation: 'REPEATABLE READ', readOnly: true },
   );
+  await writeBack(pool, computed);
+  return snapshot;
+}
+
+/** Stores computed trees, unless the policy's XML changed in the meantime (its new tree came with it). */
+async function writeBack(pool: Pool, computed: ReadonlyArray<{ id: string; xml: string; tree: Record<string, unknown> }>): Promise<void> {
+  for (let start = 0; start < computed.length; start += WRITE_BACK_BATCH) {
+    const batch = computed.slice(start, start + WRITE_BACK_BATCH);
+    await pool.query(
+      `UPDATE pap.policies AS p SET tree = t.tree
+         FROM unnest($1::text[], $2::text[], $3::jsonb[]) AS t(id, xml, tree)
+        WHERE p.id = t.id AND p.xml = t.xml`,
+      [batch.map((row) => row.id), batch.map((row) => row.xml), batch.map((row) => JSON.stringify(row.tree))],
+    );
+  }
 }

@@ -1,4 +1,5 @@
 import type { Pool, PoolClient } from 'pg';
+import type { DeployedPolicy } from '@custos/contracts';
 import { withChangeTransaction } from './db';
 import { currentRevision, recordChange } from './revisions';
 import { solutionClause, type SolutionFilter } from './solutions';
@@ -11,10 +12,20 @@ export interface DocumentTable<M extends DocumentMetadata> {
   /** Schema-qualified, e.g. `pap.policies`. */
   readonly name: string;
   readonly metadata: readonly (keyof M & string)[];
+  /** For a table with a `tree` column (policies): the compiled tree shipped beside the XML. */
+  readonly tree?: DocumentTree;
 }
 
-/** What is stored of a document that passed validation. */
-export type DocumentRecord<M extends DocumentMetadata> = { id: string; solution: string; xml: string } & M;
+/** How the compiled tree of a kind of document is judged and made. */
+export interface DocumentTree {
+  /** Whether a stored tree can be shipped as it is (its format is this engine's). */
+  isCurrent(tree: unknown): boolean;
+  /** The tree of checked XML; null when the XML no longer passes (it then travels alone). */
+  compute(xml: string): Record<string, unknown> | null;
+}
+
+/** What is stored of a document that passed validation; `tree` for kinds whose table keeps one. */
+export type DocumentRecord<M extends DocumentMetadata> = { id: string; solution: string; xml: string; tree?: Record<string, unknown> } & M;
 
 /** A stored document as read back. */
 export type DocumentRow<M extends DocumentMetadata> = DocumentRecord<M> & {
@@ -77,8 +88,8 @@ export class DocumentStore<M extends DocumentMetadata> {
 
   /** Stores a new, undeployed document; false when the id is taken. */
   async insert(record: DocumentRecord<M>): Promise<boolean> {
-    const columns = ['id', 'solution', ...this.table.metadata, 'xml'];
-    const values = [record.id, record.solution, ...this.table.metadata.map((column) => record[column]), record.xml];
+    const columns = ['id', 'solution', ...this.table.metadata, 'xml', ...this.treeColumn()];
+    const values = [record.id, record.solution, ...this.table.metadata.map((column) => record[column]), record.xml, ...this.treeValue(record)];
     const result = await this.pool.query(
       `INSERT INTO ${this.table.name} (${columns.join(', ')}) VALUES (${placeholders(values.length, 1)})
        ON CONFLICT (id) DO NOTHING`,
@@ -99,14 +110,15 @@ export class DocumentStore<M extends DocumentMetadata> {
       );
       const row = existing.rows[0];
       if (!row) return { found: false, changed: false } as const;
-      const assignments = [...this.table.metadata, 'xml'].map((column, index) => `${column} = $${index + 2}`);
+      const assignments = [...this.table.metadata, 'xml', ...this.treeColumn()].map((column, index) => `${column} = $${index + 2}`);
       await client.query(`UPDATE ${this.table.name} SET ${assignments.join(', ')}, updated_at = now() WHERE id = $1`, [
         record.id,
         ...this.table.metadata.map((column) => record[column]),
         record.xml,
+        ...this.treeValue(record),
       ]);
       if (!row.deployed) return { found: true, changed: false, revision: undefined } as const;
-      const revision = await recordChange(client, { type: 'deploy', policy: { id: record.id, xml: record.xml } });
+      const revision = await recordChange(client, { type: 'deploy', policy: deployedWith(record.id, record.xml, record.tree ?? null) });
       return { found: true, changed: true, revision } as const;
     });
   }
@@ -114,14 +126,20 @@ export class DocumentStore<M extends DocumentMetadata> {
   /** true when the document is deployed after the call (idempotent); false when there is no such document. */
   deploy(id: string): Promise<DeployedSetOutcome> {
     return this.commit(async (client) => {
-      const existing = await client.query<{ deployed: boolean; xml: string }>(
-        `SELECT deployed, xml FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
+      const existing = await client.query<{ deployed: boolean; xml: string; tree: unknown }>(
+        `SELECT deployed, xml, ${this.table.tree ? 'tree' : 'NULL AS tree'} FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
         [id],
       );
       const row = existing.rows[0];
       if (!row || row.deployed) return { result: row !== undefined, revision: await currentRevision(client), changed: false };
-      await client.query(`UPDATE ${this.table.name} SET deployed = true, updated_at = now() WHERE id = $1`, [id]);
-      const revision = await recordChange(client, { type: 'deploy', policy: { id, xml: row.xml } });
+      const tree = this.currentTree(row.xml, row.tree);
+      if (tree.computed) {
+        // A row from before trees were stored (or of an older format) gets its tree now, once.
+        await client.query(`UPDATE ${this.table.name} SET deployed = true, tree = $2, updated_at = now() WHERE id = $1`, [id, JSON.stringify(tree.tree)]);
+      } else {
+        await client.query(`UPDATE ${this.table.name} SET deployed = true, updated_at = now() WHERE id = $1`, [id]);
+      }
+      const revision = await recordChange(client, { type: 'deploy', policy: deployedWith(id, row.xml, tree.tree) });
       return { result: true, revision, changed: true };
     });
   }
@@ -159,6 +177,22 @@ export class DocumentStore<M extends DocumentMetadata> {
     return result.rows[0]?.deployed ?? false;
   }
 
+  /** The stored tree when it can be shipped, else one computed from the XML (`computed`); null for kinds without. */
+  private currentTree(xml: string, stored: unknown): { tree: Record<string, unknown> | null; computed: boolean } {
+    const { tree } = this.table;
+    if (tree === undefined) return { tree: null, computed: false };
+    if (tree.isCurrent(stored)) return { tree: stored as Record<string, unknown>, computed: false };
+    return { tree: tree.compute(xml), computed: true };
+  }
+
+  private treeColumn(): string[] {
+    return this.table.tree ? ['tree'] : [];
+  }
+
+  private treeValue(record: DocumentRecord<M>): Array<string | null> {
+    return this.table.tree ? [record.tree === undefined ? null : JSON.stringify(record.tree)] : [];
+  }
+
   /** Runs `work` in one transaction and, once a change of the deployed set is committed, tells `onChange`. */
   private commit<T extends { changed: boolean }>(work: (client: PoolClient) => Promise<T>): Promise<T> {
     return withChangeTransaction(this.pool, this.onChange, work);
@@ -169,6 +203,10 @@ export class DocumentStore<M extends DocumentMetadata> {
     return { sql: `${where.sql}${deployedOnly ? ' AND deployed' : ''}`, params: where.params };
   }
 }
+
+/** A deployed document as it travels: with its tree when it has one. */
+export const deployedWith = (id: string, xml: string, tree: Record<string, unknown> | null): DeployedPolicy =>
+  tree === null ? { id, xml } : { id, xml, tree };
 
 /** `$first, $first+1, …`: `count` positional parameters. */
 const placeholders = (count: number, first: number): string =>

@@ -1,7 +1,9 @@
 import {
   createPolicySet,
   emptyPolicySet,
+  loadCompiledTree,
   loadPolicy,
+  supportsPolicyTree,
   type CompiledPolicy,
   type LoadOutcome,
   type TimerDocument,
@@ -31,6 +33,8 @@ export interface BuiltSnapshot {
 export interface SetBuilderOptions {
   /** The policy compiler; the policy engine's loadPolicy unless a test swaps it. */
   compile?: (xml: string) => LoadOutcome;
+  /** The compiler of policy trees; the policy engine's loadCompiledTree unless a test swaps it. */
+  compileTree?: (tree: unknown) => LoadOutcome;
   /** Told about every document that does not compile (the active set logs and counts it). */
   onFailure: (failure: SetFailure) => void;
 }
@@ -38,7 +42,7 @@ export interface SetBuilderOptions {
 /** Compiling a large snapshot yields to the event loop this often, so decisions keep flowing. */
 const COMPILE_SLICE_MS = 20;
 
-const declaredAnother = (declared: string) => [`the xml declares the id \`${declared}\``];
+const declaredAnother = (declared: string) => [`the document declares the id \`${declared}\``];
 
 /**
  * Builds sets: the next one from a change, or a whole one from a snapshot, beside the active set (which it only
@@ -51,16 +55,22 @@ export class SetBuilder {
 
   constructor(private readonly options: SetBuilderOptions) {
     const compile = options.compile ?? loadPolicy;
+    const compileTree = options.compileTree ?? loadCompiledTree;
     this.compilers = {
       policy: {
-        compile: ({ id, xml }) => {
+        // From the tree pap checked when it has one this engine reads (no XML read, no libxml2); else from the XML.
+        // A damaged tree fails like XML that does not compile: the last good set stays.
+        compile: ({ id, xml, tree }) => {
+          const fromTree = tree !== undefined && supportsPolicyTree(tree);
           let outcome: LoadOutcome;
           try {
-            outcome = compile(xml);
+            outcome = fromTree ? compileTree(tree) : compile(xml);
           } catch (error) {
             return { ok: false, problems: [`the compiler threw: ${(error as Error).message}`] };
           }
-          if (!outcome.ok) return { ok: false, problems: outcome.diagnostics.map((d) => `${d.line ?? '?'}:${d.column ?? '?'} ${d.code}: ${d.message}`) };
+          if (!outcome.ok) {
+            return { ok: false, problems: outcome.diagnostics.map((d) => `${d.line ?? '?'}:${d.column ?? '?'} ${d.code}: ${d.message}`) };
+          }
           if (outcome.policy.id !== id) return { ok: false, problems: declaredAnother(outcome.policy.id) };
           return { ok: true, value: outcome.policy };
         },

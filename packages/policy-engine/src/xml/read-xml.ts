@@ -1,6 +1,7 @@
-import { parseXml, type Element as LibxmlElement, type Node as LibxmlNode } from 'libxmljs2';
+import type { Element as LibxmlElement, Node as LibxmlNode } from 'libxmljs2';
 import type { Diagnostic } from '../api';
 import { diagnostic, type SourceLocation } from '../diagnostics';
+import { libxml } from './libxml';
 import { isLibxmlError } from './libxml-errors';
 import { LIBXML_OPTIONS, XML_LIMITS } from './limits';
 import type { LineIndex } from './line-index';
@@ -18,7 +19,7 @@ export function readXml(text: string): ReadXmlOutcome {
 
   let document;
   try {
-    document = parseXml(text, LIBXML_OPTIONS);
+    document = libxml().parseXml(text, LIBXML_OPTIONS);
   } catch (error) {
     // libxmljs2 reports the first fatal error by throwing; that is its answer to bad input, not a bug of ours.
     return refuse([fatalErrorDiagnostic(error, text, scan)]);

@@ -1,4 +1,5 @@
-import { parseXml, type Document } from 'libxmljs2';
+import type { Document } from 'libxmljs2';
+import { libxml } from '../../xml/libxml';
 import type { Diagnostic } from '../../api';
 import type { ElementNode } from '../../ast/nodes';
 import { messageStyle } from '../../diagnostics';
@@ -23,7 +24,7 @@ const MAX_RESULTS = 1024;
 
 /** Parsed on first use, once per process: it is our own text, so a failure here is a bug. */
 function policySchema(): Document {
-  schema ??= parseXml(POLICY_SCHEMA, LIBXML_OPTIONS);
+  schema ??= libxml().parseXml(POLICY_SCHEMA, LIBXML_OPTIONS);
   return schema;
 }
 
@@ -63,7 +64,7 @@ export const schemaPass: ValidationPass = {
 function validateSkeleton(skeleton: string): SchemaError[] {
   let document: Document;
   try {
-    document = parseXml(skeleton, LIBXML_OPTIONS);
+    document = libxml().parseXml(skeleton, LIBXML_OPTIONS);
   } catch (error) {
     throw new Error(`bug: the normalized policy document does not parse: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
   }
