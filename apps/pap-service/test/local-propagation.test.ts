@@ -2,7 +2,7 @@ import request from 'supertest';
 import { LocalPolicyChannel, parseChange, parseSnapshot, type PolicyChange } from '@custos/contracts';
 import { waitFor } from '@custos/test-kit';
 import { readSnapshot } from '../src/propagation/snapshot';
-import { outbox, policyXml, startHarness, type Harness } from './harness';
+import { deployedPolicy, outbox, policyXml, startHarness, type Harness } from './harness';
 
 /** pap composed for embedded mode: the outbox goes to an in-process channel, which also carries snapshot requests. */
 let h: Harness;
@@ -35,8 +35,8 @@ test('deployed changes reach the channel in revision order, encoded as over NATS
   expect(second).toBe(first + 1);
   await waitFor(() => received.length >= 2, { what: 'two changes on the channel' });
   expect(received).toEqual([
-    { revision: first, type: 'deploy', policy: { id: 'urn:policy:acme:local-1', xml: policyXml('urn:policy:acme:local-1') } },
-    { revision: second, type: 'deploy', policy: { id: 'urn:policy:acme:local-2', xml: policyXml('urn:policy:acme:local-2') } },
+    { revision: first, type: 'deploy', policy: deployedPolicy('urn:policy:acme:local-1', policyXml('urn:policy:acme:local-1')) },
+    { revision: second, type: 'deploy', policy: deployedPolicy('urn:policy:acme:local-2', policyXml('urn:policy:acme:local-2')) },
   ]);
   await waitFor(async () => (await outbox(h.pool)).every((entry) => entry.published), { what: 'the outbox marked published' });
   expect((await request(h.app).get('/health/ready')).body).toMatchObject({ revision: second, outboxBacklog: 0 });
