@@ -47,6 +47,20 @@ export default tseslint.config(
     },
   },
   {
+    // The console's browser code is its own TypeScript program (DOM, JSX, bundler resolution).
+    files: ['packages/console/src/web/**/*.ts', 'packages/console/src/web/**/*.tsx'],
+    extends: [tseslint.configs.recommended],
+    languageOptions: {
+      parserOptions: { projectService: false, project: ['packages/console/tsconfig.web.json'], tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-non-null-assertion': 'error',
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
     // In tests a `!` that is wrong fails the test at that line with a TypeError, which is what a test wants;
     // in src it would hide a state the types say can happen.
     files: ['**/test/**/*.ts'],

@@ -1,4 +1,3 @@
-/* eslint-disable */
 /**
  * Group recording (docs/api.md, "Exactness across replicas"): the events of every decision of one action that arrived
  * together at a replica are recorded by one statement under the action's advisory lock, which its transaction

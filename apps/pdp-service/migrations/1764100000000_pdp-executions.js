@@ -1,4 +1,3 @@
-/* eslint-disable */
 /**
  * Durable PXP executes (docs/api.md, "Executes"): a decision's executes are written here before its answer is sent,
  * then delivered by a worker that claims them with a lease, so a replica that dies with executes pending leaves them

@@ -16,7 +16,7 @@ describe('PxpGateway at shutdown', () => {
     const registry = new ComponentRegistry(new Map([[`urn:component:acme:pxp:slow`, component('PXP', 'slow', pxp.url, ['urn:action:acme:slow', 'urn:action:acme:fast'])]]));
     try {
       pxp.behaviour = (call) => (call.body.id.urn === 'urn:action:acme:slow' ? { answer: true, delayMs: 3000 } : { answer: true });
-      gateway.dispatch(
+      const dispatched = gateway.dispatch(
         registry,
         [
           { policyId: 'urn:policy:acme:p', action: 'urn:action:acme:slow', parameters: [] },
@@ -27,6 +27,7 @@ describe('PxpGateway at shutdown', () => {
       );
       expect(gateway.size).toBe(2);
       await gateway.drain(300);
+      await dispatched;
       const outcomes = log.lines.filter((l) => l.decisionId === 'urn:decision:d1').map((l) => [l.action, l.outcome]);
       expect(outcomes).toEqual(
         expect.arrayContaining([
@@ -37,7 +38,7 @@ describe('PxpGateway at shutdown', () => {
       );
       expect(gateway.size).toBe(0);
       // Once stopping, new executes are refused loudly.
-      gateway.dispatch(registry, [{ policyId: 'urn:policy:acme:p', action: 'urn:action:acme:fast', parameters: [] }], { decisionId: 'urn:decision:d2' });
+      await gateway.dispatch(registry, [{ policyId: 'urn:policy:acme:p', action: 'urn:action:acme:fast', parameters: [] }], { decisionId: 'urn:decision:d2' });
       expect(log.lines.find((l) => l.decisionId === 'urn:decision:d2')).toMatchObject({ msg: 'pxp execute dropped', reason: 'shutting down', level: 'error' });
     } finally {
       targets.close();

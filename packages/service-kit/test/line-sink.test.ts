@@ -62,7 +62,7 @@ describe('line sink (writes on a worker thread)', () => {
     const chunk = Buffer.alloc(64 * 1024);
     const drain = () => {
       for (;;) {
-        let n = 0;
+        let n: number;
         try {
           n = readSync(readFd, chunk, 0, chunk.length, null);
         } catch (error) {

@@ -25,7 +25,8 @@ export function canonicalJson(value: unknown): string {
       const keys = Object.keys(record).sort();
       pending.push(CLOSE_OBJECT);
       for (let index = keys.length - 1; index >= 0; index -= 1) {
-        const key = keys[index]!;
+        const key = keys[index];
+        if (key === undefined) continue;
         pending.push(record[key]);
         pending.push(new Punctuation(`${JSON.stringify(key)}:`));
         if (index > 0) pending.push(COMMA);

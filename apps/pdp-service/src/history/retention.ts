@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { Logger } from '@custos/service-kit';
+import { onlyRow, type Logger } from '@custos/service-kit';
 import type { HistoryIndex } from './plan';
 
 /** Lock key of the retention job: one replica runs it at a time (the others skip that round). */
@@ -34,7 +34,7 @@ export async function runRetention(pool: Pool, state: RetentionState, now: numbe
   let broken: Error | undefined;
   try {
     const lock = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1::bigint) AS locked', [RETENTION_LOCK_KEY]);
-    if (!lock.rows[0]!.locked) return { ran: false, events: 0, states: 0, ticks: 0 };
+    if (!onlyRow(lock, 'try the retention lock').locked) return { ran: false, events: 0, states: 0, ticks: 0 };
     try {
       const named = [...state.history.recordedActions];
       const finite = [...state.history.horizons].filter(([, horizon]) => Number.isFinite(horizon));

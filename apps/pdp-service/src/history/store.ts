@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { EngineEvent, EventHistory, HistoryQuery, TimeSpan, ValueChangedRequest } from '@custos/policy-engine';
-import type { Logger } from '@custos/service-kit';
+import { onlyRow, type Logger } from '@custos/service-kit';
 import { HistoryBatcher } from './batch';
 import { isConnectionError } from './connection';
 import type { HistoryHasher } from './hashing';
@@ -91,7 +91,7 @@ export class PgHistoryStore {
         revision,
         keys,
       ]);
-      session.occurredAt = Number(recorded.rows[0]!.at);
+      session.occurredAt = Number(onlyRow(recorded, 'record the event').at);
       return session;
     } catch (error) {
       this.options.metrics?.failures('record');
@@ -133,7 +133,8 @@ class HistoryQueries implements EventHistory {
     const keyClause = keys.length === 0 ? '' : ' AND e.keys @> $4::text[]';
     return this.guard('count', async () => {
       if (spans.length === 1) {
-        const span = spans[0]!;
+        const [span] = spans;
+        if (span === undefined) return [];
         const params: unknown[] = [query.action, bound(span.from), bound(span.to)];
         if (keys.length > 0) params.push(keys);
         const result = await this.db.query<{ n: number }>(
@@ -141,7 +142,7 @@ class HistoryQueries implements EventHistory {
             WHERE e.action = $1 AND e.occurred_at >= $2 AND e.occurred_at < $3${keyClause}`,
           params,
         );
-        return [result.rows[0]!.n];
+        return [onlyRow(result, 'count the events').n];
       }
       // All windows of one element in one statement (continuousOccurrence may ask for thousands).
       const params: unknown[] = [query.action, spans.map((span) => bound(span.from)), spans.map((span) => bound(span.to))];
@@ -302,15 +303,20 @@ class ExplainingHistory implements EventHistory {
 
   async count(query: HistoryQuery, spans: readonly TimeSpan[]): Promise<readonly number[]> {
     const counts = await this.reader.count(query, spans);
-    if (!this.matches(query)) return counts;
-    const at = this.own!.at;
-    return counts.map((count, index) => (spans[index]!.from <= at && at < spans[index]!.to ? count + 1 : count));
+    const own = this.matching(query);
+    if (own === null) return counts;
+    const at = own.at;
+    return counts.map((count, index) => {
+      const span = spans[index];
+      return span !== undefined && span.from <= at && at < span.to ? count + 1 : count;
+    });
   }
 
   async occurrence(query: HistoryQuery, which: 'first' | 'last', before: number): Promise<number | null> {
     const found = await this.reader.occurrence(query, which, before);
-    if (!this.matches(query) || this.own!.at >= before) return found;
-    const at = this.own!.at;
+    const own = this.matching(query);
+    if (own === null || own.at >= before) return found;
+    const at = own.at;
     if (found === null) return at;
     return which === 'first' ? Math.min(found, at) : Math.max(found, at);
   }
@@ -319,9 +325,10 @@ class ExplainingHistory implements EventHistory {
     return this.reader.valueChanged({ ...request, store: false });
   }
 
-  private matches(query: HistoryQuery): boolean {
-    if (this.own === null || query.action !== this.own.action) return false;
+  /** The event being explained, when the query would find it. */
+  private matching(query: HistoryQuery): OwnEvent | null {
+    if (this.own === null || query.action !== this.own.action) return null;
     const keys = this.own.keys;
-    return this.hasher.filterKeys(query.filters).every((key) => keys.has(key));
+    return this.hasher.filterKeys(query.filters).every((key) => keys.has(key)) ? this.own : null;
   }
 }

@@ -410,7 +410,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     // The stream is the record of every change: each acknowledged one is in it, and it says what each revision held.
     const toggleAt = new Map<number, boolean | undefined>();
-    let streamRevisions = 0;
     let resyncs = 0;
     const observer = await connect({ servers: nats.url });
     try {
@@ -421,7 +420,6 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const message = await jsm.streams.getMessage(subjects.stream, { seq: sequence });
         const change = JSON.parse(new TextDecoder().decode(message.data)) as { revision: number; type: string; policy?: { id: string }; policyId?: string };
         if (toggleAt.has(change.revision)) continue;
-        streamRevisions++;
         if (change.type === 'resync') resyncs++;
         const touches = change.type === 'deploy' ? change.policy?.id === TOGGLE_ID : change.type === 'revoke' ? change.policyId === TOGGLE_ID : false;
         toggleAt.set(change.revision, touches ? change.type === 'deploy' : undefined);

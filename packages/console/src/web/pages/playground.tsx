@@ -54,7 +54,7 @@ export function PlaygroundPage({ ctx }: { ctx: ConsoleContext }) {
     try {
       return JSON.parse(json) as Event;
     } catch (e) {
-      throw new Error(`the event is not JSON: ${e instanceof Error ? e.message : String(e)}`);
+      throw new Error(`the event is not JSON: ${e instanceof Error ? e.message : String(e)}`, { cause: e });
     }
   };
 
