@@ -1,6 +1,6 @@
 import type { BranchTaken, EngineModifier, NamedValue, PlannedExecution } from '../api';
 import type { BranchProgram, DecisionProgram, ExecutionProgram, MechanismProgram, ModifierProgram } from '../compile/program';
-import { isFailure, type EvaluationContext, type EvaluationFailure } from '../functions/evaluation';
+import { isFailure, thrownFailure, type EvaluationContext, type EvaluationFailure } from '../functions/evaluation';
 import { isPromise, type MaybePromise } from '../functions/maybe';
 import { evaluateParameters } from '../functions/parameters';
 import { ELSE_BRANCH, NO_BRANCH, settleOutcome, type MechanismOutcome, type WalkResult } from './mechanism-outcome';
@@ -24,6 +24,7 @@ type Continue = (walk: Walk) => MaybePromise<MechanismOutcome>;
  * One walk for every mechanism. Each loop below runs on plain calls while values are ready and resumes from its
  * position in a `.then` only where a closure returned a promise, so a mechanism without ports (whose closures never
  * return one) is walked without a promise, a generator or a closure allocated, and the outcome comes back as is.
+ * Every promise waited on gets a rejection handler too: a closure that rejects fails the mechanism like any failure.
  */
 export function evaluateMechanism(mechanism: MechanismProgram, context: EvaluationContext, explain: boolean): MaybePromise<MechanismOutcome> {
   const walk: Walk = {
@@ -47,7 +48,13 @@ function conditionsFrom(walk: Walk, from: number): MaybePromise<MechanismOutcome
     if (candidate === undefined) break;
     const value = candidate.condition(walk.context);
     if (isPromise(value)) {
-      return value.then((ready) => (takeCondition(walk, candidate, position, ready) ? conditionsFrom(walk, position + 1) : decisionOf(walk)));
+      return value.then(
+        (ready) => (takeCondition(walk, candidate, position, ready) ? conditionsFrom(walk, position + 1) : decisionOf(walk)),
+        (error: unknown) => {
+          takeCondition(walk, candidate, position, thrownFailure(error));
+          return decisionOf(walk);
+        },
+      );
     }
     if (!takeCondition(walk, candidate, position, value)) return decisionOf(walk);
   }
@@ -84,8 +91,12 @@ function modifiersFrom(walk: Walk, decision: DecisionProgram, from: number): May
     if (modifier === undefined) break;
     const parameters = evaluateParameters(modifier.parameters, walk.context);
     if (isPromise(parameters)) {
-      return parameters.then((ready) =>
-        takeModifier(walk, modifier, ready) ? modifiersFrom(walk, decision, position + 1) : unconditionalExecutions(walk),
+      return parameters.then(
+        (ready) => (takeModifier(walk, modifier, ready) ? modifiersFrom(walk, decision, position + 1) : unconditionalExecutions(walk)),
+        (error: unknown) => {
+          takeModifier(walk, modifier, thrownFailure(error));
+          return unconditionalExecutions(walk);
+        },
       );
     }
     if (!takeModifier(walk, modifier, parameters)) return unconditionalExecutions(walk);
@@ -128,10 +139,11 @@ function executionsFrom(
     if (program === undefined) break;
     const parameters = evaluateParameters(program.parameters, walk.context);
     if (isPromise(parameters)) {
-      return parameters.then((ready) => {
+      const resume = (ready: NamedValue[] | EvaluationFailure) => {
         takeExecution(walk, program, ready, planned);
         return executionsFrom(walk, programs, position + 1, planned, next);
-      });
+      };
+      return parameters.then(resume, (error: unknown) => resume(thrownFailure(error)));
     }
     takeExecution(walk, program, parameters, planned);
   }

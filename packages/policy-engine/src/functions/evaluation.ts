@@ -60,6 +60,14 @@ export type CompiledExpression =
   | { readonly mode: 'sync'; readonly type: ValueType; readonly evaluate: Evaluate<JsonValue> }
   | { readonly mode: 'async'; readonly type: ValueType; readonly evaluate: EvaluateAsync<JsonValue> };
 
+/**
+ * An exception met while evaluating (a bug in a closure, never an expected outcome) as the failure of the expression,
+ * so the mechanism fails closed with a message instead of the exception escaping the decision.
+ */
+export function thrownFailure(error: unknown): EvaluationFailure {
+  return new EvaluationFailure(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+}
+
 export function isFailure(value: unknown): value is EvaluationFailure {
   return value instanceof EvaluationFailure;
 }

@@ -66,13 +66,22 @@ export class Fields {
     return this.oneOf(key, VALUE_TYPES);
   }
 
-  /** The items of a list, each with its path; `min` items at least. */
+  /**
+   * The items of a list, each with its path; `min` items at least. A hole (an array built in memory, never parsed
+   * JSON) is refused here: `map` would skip it and keep it, and the compiled program would get an operand that is
+   * not there.
+   */
   list(key: string, min = 0): Array<{ value: unknown; where: TreePath }> {
     const value = this.raw(key);
     if (!Array.isArray(value)) throw new TreeDamage(this.at(key), 'is not a list');
     if (value.length < min) throw new TreeDamage(this.at(key), `needs at least ${min} item${min === 1 ? '' : 's'}`);
     const where = this.at(key);
-    return value.map((item: unknown, index) => ({ value: item, where: new TreePath(where, index) }));
+    const items: Array<{ value: unknown; where: TreePath }> = [];
+    for (let index = 0; index < value.length; index += 1) {
+      if (!(index in value)) throw new TreeDamage(new TreePath(where, index), 'is missing');
+      items.push({ value: value[index] as unknown, where: new TreePath(where, index) });
+    }
+    return items;
   }
 }
 

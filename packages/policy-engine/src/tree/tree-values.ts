@@ -65,7 +65,11 @@ function isJson(value: unknown, depth: number): boolean {
   if (depth > MAX_LITERAL_DEPTH) return false;
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
   if (typeof value === 'number') return Number.isFinite(value);
-  if (Array.isArray(value)) return value.every((item) => isJson(item, depth + 1));
+  // `every` skips holes, which no JSON text has: a list literal with one is not a literal.
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index += 1) if (!(index in value) || !isJson(value[index], depth + 1)) return false;
+    return true;
+  }
   if (!isPlainObject(value) || Object.getPrototypeOf(value) !== Object.prototype) return false;
   return Object.values(value).every((item) => isJson(item, depth + 1));
 }

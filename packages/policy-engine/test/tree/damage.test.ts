@@ -81,8 +81,18 @@ describe('loadCompiledTree', () => {
     ['an id of another solution', ['policy', 'solution'], 'other', 'is not a policy of solution `other`'],
     ['an elseif first', [...condition.slice(0, -1), 'kind'], 'elseif', 'branches[0].kind: is not one of `if`'],
     ['a day out of the week', [...operand(2), 'history', 'when', 'start', 'time', 'day'], { kind: 'absolute', value: 40 }, 'time.day.value: is not a whole number from 1 to 31'],
+    // `delete` on a list leaves a hole: the shape the fuzz test found compiled to an operand without a closure.
+    ['a hole among operands', ['policy', 'declarations', 1, 'value', 'operands', 1], undefined, 'policy.declarations[1].value.operands[1]: is missing'],
+    ['a hole among the operands of a condition', [...operand(1), 'operands', 0], undefined, 'condition.operands[1].operands[0]: is missing'],
   ])('refuses %s, saying where', (_, path, replacement, message) => {
     expect(refusal(damaged(path, replacement))).toContain(message);
+  });
+
+  it('refuses a list literal with a hole, which no JSON text has', () => {
+    const sparse = [1, 2];
+    delete sparse[1];
+    const tree = damaged([...operand(1), 'operands', 0], { kind: 'constant', type: 'list', value: sparse });
+    expect(refusal(tree)).toContain('condition.operands[1].operands[0].value: is not a list literal');
   });
 
   it('refuses declarations that depend on each other', () => {
