@@ -1,4 +1,4 @@
-import type { ParameterValue } from '@custos/contracts';
+import { javaValue, type ParameterValue } from '@custos/contracts';
 import { kindOf } from './json-value';
 
 /**
@@ -21,23 +21,8 @@ export function decodeWithOrigin(value: ParameterValue): { value: unknown; fromT
   return { value: raw, fromText: false };
 }
 
-/** A value typed by its JSON kind, as docs/api.md types modifier parameter values. */
-export function javaValue(value: unknown): ParameterValue {
-  switch (kindOf(value)) {
-    case 'string':
-      return { value, type: 'java.lang.String', isComplex: false };
-    case 'number':
-      return { value, type: 'java.lang.Double', isComplex: false };
-    case 'boolean':
-      return { value, type: 'java.lang.Boolean', isComplex: false };
-    case 'list':
-      return { value, type: 'java.util.ArrayList', isComplex: true };
-    case 'object':
-      return { value, type: 'java.lang.Object', isComplex: true };
-    default:
-      return { value: null, type: 'java.lang.Object', isComplex: false };
-  }
-}
+// Typed exactly as the pdp types the values it answers with: one definition, in the contract.
+export { javaValue };
 
 /**
  * The parameter value after modification. The type name and form are kept while the value keeps its JSON kind
