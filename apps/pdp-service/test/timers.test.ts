@@ -121,9 +121,10 @@ describe('timers on two replicas', () => {
     const lastTick = () => replicas.flatMap((r) => r.log.lines.filter((l) => l.msg === 'timer fired its last tick' && l.timerId === oneShot));
     await waitFor(() => lastTick().length === replicas.length, { timeoutMs: 20_000, what: 'both replicas passed the one tick' });
     for (const replica of replicas) expect(replica.scheduler!.upcoming()).toEqual([]);
+    // The tick is claimed (its row) before it is fired (the log line): once fired, the row is there.
+    await waitFor(() => replicas.some((r) => r.log.lines.some((l) => l.msg === 'timer fired' && l.timerId === oneShot)), { what: 'the fired tick' });
     const ticks = await replicas[0]!.pool.query<{ scheduled_at: string }>('SELECT scheduled_at FROM pdp.timer_ticks WHERE timer_id = $1', [oneShot]);
     expect(ticks.rows.map((row) => Number(row.scheduled_at))).toEqual([target]);
-    await waitFor(() => replicas.some((r) => r.log.lines.some((l) => l.msg === 'timer fired' && l.timerId === oneShot)), { what: 'the fired tick' });
     expect(replicas.flatMap((r) => r.log.lines.filter((l) => l.msg === 'timer fired' && l.timerId === oneShot))).toHaveLength(1);
     await applied(pap.revoke(oneShot));
   });
