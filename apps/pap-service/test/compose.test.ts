@@ -51,7 +51,7 @@ test('a deployed policy reaches the stream and the snapshot without anything but
     const received = await collector.waitForCount(1);
     await collector.stop();
     expect(received.map((r) => [r.change, r.msgId])).toEqual([
-      [{ revision: 1, type: 'deploy', policy: deployedPolicy(id, policyXml(id)) }, `${prefix}:1`],
+      [{ revision: 1, type: 'deploy', policy: deployedPolicy(id, policyXml(id), 1) }, `${prefix}:1`],
     ]);
 
     const inbox = createInbox();
@@ -61,7 +61,7 @@ test('a deployed policy reaches the stream and the snapshot without anything but
     nc.publish(policySubjects(prefix).snapshot, JSON.stringify({ requester: 'compose-test' }), { reply: inbox });
     await waitFor(() => chunks.some((c) => c.last), { what: 'the last snapshot chunk' });
     subscription.unsubscribe();
-    expect(decodeSnapshot(chunks)).toEqual({ revision: 1, policies: [deployedPolicy(id, policyXml(id))], components: [] });
+    expect(decodeSnapshot(chunks)).toEqual({ revision: 1, policies: [deployedPolicy(id, policyXml(id), 1)], components: [] });
   } finally {
     await nc.close();
   }

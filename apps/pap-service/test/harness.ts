@@ -129,10 +129,15 @@ export async function dump(pool: Pool): Promise<unknown> {
 
 /**
  * A deployed policy as pap ships it: the XML and the engine's checked tree of that XML (through JSON, as it is
- * stored and sent).
+ * stored and sent), and `deployedAt`, the revision its current deployment began at, when given.
  */
-export function deployedPolicy(id: string, xml: string): { id: string; xml: string; tree: Record<string, unknown> } {
+export function deployedPolicy(
+  id: string,
+  xml: string,
+  deployedAt?: number,
+): { id: string; xml: string; tree: Record<string, unknown>; deployedAt?: number } {
   const outcome = loadPolicyTree(xml);
   if (!outcome.ok) throw new Error(`the engine refuses ${id}: ${JSON.stringify(outcome.diagnostics)}`);
-  return { id, xml, tree: JSON.parse(JSON.stringify(outcome.tree)) as Record<string, unknown> };
+  const tree = JSON.parse(JSON.stringify(outcome.tree)) as Record<string, unknown>;
+  return deployedAt === undefined ? { id, xml, tree } : { id, xml, tree, deployedAt };
 }

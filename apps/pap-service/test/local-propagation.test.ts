@@ -35,8 +35,8 @@ test('deployed changes reach the channel in revision order, encoded as over NATS
   expect(second).toBe(first + 1);
   await waitFor(() => received.length >= 2, { what: 'two changes on the channel' });
   expect(received).toEqual([
-    { revision: first, type: 'deploy', policy: deployedPolicy('urn:policy:acme:local-1', policyXml('urn:policy:acme:local-1')) },
-    { revision: second, type: 'deploy', policy: deployedPolicy('urn:policy:acme:local-2', policyXml('urn:policy:acme:local-2')) },
+    { revision: first, type: 'deploy', policy: deployedPolicy('urn:policy:acme:local-1', policyXml('urn:policy:acme:local-1'), first) },
+    { revision: second, type: 'deploy', policy: deployedPolicy('urn:policy:acme:local-2', policyXml('urn:policy:acme:local-2'), second) },
   ]);
   await waitFor(async () => (await outbox(h.pool)).every((entry) => entry.published), { what: 'the outbox marked published' });
   expect((await request(h.app).get('/health/ready')).body).toMatchObject({ revision: second, outboxBacklog: 0 });

@@ -103,10 +103,10 @@ test('every change reaches a JetStream consumer in revision order, with msgID <p
 
   const received = await collector.waitForCount(5);
   expect(received.map((r) => r.change)).toEqual([
-    { revision: 1, type: 'deploy', policy: deployedPolicy(a, policyXml(a)) },
-    { revision: 2, type: 'deploy', policy: deployedPolicy(b, policyXml(b)) },
+    { revision: 1, type: 'deploy', policy: deployedPolicy(a, policyXml(a), 1) },
+    { revision: 2, type: 'deploy', policy: deployedPolicy(b, policyXml(b), 2) },
     { revision: 3, type: 'revoke', policyId: a },
-    { revision: 4, type: 'deploy', policy: deployedPolicy(b, policyXml(b, { name: 'v2' })) },
+    { revision: 4, type: 'deploy', policy: deployedPolicy(b, policyXml(b, { name: 'v2' }), 2) },
     { revision: 5, type: 'revoke', policyId: b },
   ]);
   expect(received.map((r) => r.msgId)).toEqual([1, 2, 3, 4, 5].map((n) => `${prefix}:${n}`));

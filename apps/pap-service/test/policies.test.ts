@@ -202,7 +202,7 @@ describe('replace', () => {
     expect(Number(res.headers['policy-revision'])).toBe(r + 1);
     const last = (await outbox(h.pool)).at(-1)!;
     expect(last.revision).toBe(r + 1);
-    expect(last.message).toEqual({ revision: r + 1, type: 'deploy', policy: deployedPolicy(id, xml) });
+    expect(last.message).toEqual({ revision: r + 1, type: 'deploy', policy: deployedPolicy(id, xml, r) });
     expect((await get(`/ws/policy/${id}/status`)).body).toBe(true);
   });
 });
@@ -224,7 +224,7 @@ describe('deploy, status, revoke, remove', () => {
     expect(first.headers['policy-revision']).toBe(String(r + 1));
     expect(changes).toBe(calls + 1);
     const entry = (await outbox(h.pool)).at(-1)!;
-    expect(entry.message).toEqual({ revision: r + 1, type: 'deploy', policy: deployedPolicy(id, policyXml(id)) });
+    expect(entry.message).toEqual({ revision: r + 1, type: 'deploy', policy: deployedPolicy(id, policyXml(id), r + 1) });
 
     const again = await post(`/ws/policy/${id}/deploy`);
     expect(again.body).toBe(true);

@@ -23,6 +23,15 @@ const send = (method: 'post' | 'put', path: string, xml?: string) => {
   return xml === undefined ? call : call.type('application/xml').send(xml);
 };
 
+/** The revision each policy's deployment began at, as its deploy answered it. */
+const deployedAt = new Map<string, number>();
+
+const deploy = async (id: string): Promise<void> => {
+  const res = await send('post', `/ws/policy/${id}/deploy`);
+  expect(res.status).toBe(200);
+  deployedAt.set(id, Number(res.headers['policy-revision']));
+};
+
 const storedTree = async (id: string): Promise<unknown> =>
   (await h.pool.query<{ tree: unknown }>('SELECT tree FROM pap.policies WHERE id = $1', [id])).rows[0]?.tree;
 
@@ -43,7 +52,7 @@ test('a deploy of a row without a tree computes it, ships it and writes it back'
   const id = 'urn:policy:acme:old-row';
   expect((await send('post', '/ws/policy', policyXml(id))).status).toBe(201);
   await h.pool.query('UPDATE pap.policies SET tree = NULL WHERE id = $1', [id]);
-  expect((await send('post', `/ws/policy/${id}/deploy`)).status).toBe(200);
+  await deploy(id);
   expect((await outbox(h.pool)).at(-1)?.message).toMatchObject({ type: 'deploy', policy: deployedPolicy(id, policyXml(id)) });
   expect(await storedTree(id)).toEqual(deployedPolicy(id, policyXml(id)).tree);
 });
@@ -53,17 +62,18 @@ test('a snapshot ships every policy with its tree, computing the missing and out
   const outdated = 'urn:policy:acme:snap-outdated';
   for (const id of [missing, outdated]) {
     expect((await send('post', '/ws/policy', policyXml(id))).status).toBe(201);
-    expect((await send('post', `/ws/policy/${id}/deploy`)).status).toBe(200);
+    await deploy(id);
   }
   await h.pool.query('UPDATE pap.policies SET tree = NULL WHERE id = $1', [missing]);
   await h.pool.query(`UPDATE pap.policies SET tree = jsonb_set(tree, '{version}', $2::jsonb) WHERE id = $1`, [outdated, String(POLICY_TREE_VERSION + 1)]);
 
   const snapshot = await readSnapshot(h.pool);
   const byId = new Map(snapshot.policies.map((policy) => [policy.id, policy]));
-  expect(byId.get(missing)).toEqual(deployedPolicy(missing, policyXml(missing)));
-  expect(byId.get(outdated)).toEqual(deployedPolicy(outdated, policyXml(outdated)));
+  expect(byId.get(missing)).toEqual(deployedPolicy(missing, policyXml(missing), deployedAt.get(missing)));
+  expect(byId.get(outdated)).toEqual(deployedPolicy(outdated, policyXml(outdated), deployedAt.get(outdated)));
   // Every deployed policy has one, and it is the tree of its own XML.
-  for (const policy of snapshot.policies) expect(policy).toEqual(deployedPolicy(policy.id, policy.xml));
+  expect(snapshot.policies.map((policy) => policy.id).sort()).toEqual([...deployedAt.keys()].sort());
+  for (const policy of snapshot.policies) expect(policy).toEqual(deployedPolicy(policy.id, policy.xml, deployedAt.get(policy.id)));
   expect(await storedTree(missing)).toEqual(deployedPolicy(missing, policyXml(missing)).tree);
   expect(await storedTree(outdated)).toEqual(deployedPolicy(outdated, policyXml(outdated)).tree);
 });

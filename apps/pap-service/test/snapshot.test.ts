@@ -47,7 +47,12 @@ const fromChunks = decodeSnapshot;
 
 const expected = (): PolicySnapshot => ({
   revision: 5,
-  policies: ['urn:policy:acme:a', 'urn:policy:acme:b', 'urn:policy:globex:Z'].map((id) => deployedPolicy(id, xmlOf(id))),
+  // Deployed in the order b, a, Z at revisions 1, 2, 3.
+  policies: [
+    deployedPolicy('urn:policy:acme:a', xmlOf('urn:policy:acme:a'), 2),
+    deployedPolicy('urn:policy:acme:b', xmlOf('urn:policy:acme:b'), 1),
+    deployedPolicy('urn:policy:globex:Z', xmlOf('urn:policy:globex:Z'), 3),
+  ],
   components: [],
 });
 

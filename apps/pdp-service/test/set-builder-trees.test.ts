@@ -37,7 +37,7 @@ function counted() {
   return { builder, calls, failures };
 }
 
-const empty: SetParts = { set: emptyPolicySet(), timers: new Map(), components: new ComponentRegistry(new Map()), sources: new Map() };
+const empty: SetParts = { set: emptyPolicySet(), timers: new Map(), components: new ComponentRegistry(new Map()), sources: new Map(), deployments: new Map() };
 
 const decideOn = (parts: SetParts, action: string, amount: number) =>
   decide(parts.set, { action, timestamp: 0, parameters: new Map([['amount', amount]]) }, { defaultDecision: 'allow', timeZone: 'UTC' });

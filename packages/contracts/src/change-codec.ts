@@ -19,7 +19,7 @@ export function parseChange(message: string | Uint8Array): PolicyChange | string
   switch (type) {
     case 'deploy': {
       const policy = wireDocument(value.policy);
-      return policy ? { revision, type, policy } : `change ${revision}: \`policy\` must hold \`id\` and \`xml\` (and a \`tree\` only as an object)`;
+      return policy ? { revision, type, policy } : `change ${revision}: \`policy\` must hold \`id\` and \`xml\` (and a \`tree\` only as an object, a \`deployedAt\` only as a revision)`;
     }
     case 'revoke':
       return typeof value.policyId === 'string'
@@ -56,8 +56,9 @@ export function encodeChange(change: PolicyChange, maxBytes: number): EncodedCha
   const data = utf8Encoder.encode(JSON.stringify(change));
   if (data.length <= maxBytes) return { data, resync: false, bytes: data.length };
   if (change.type === 'deploy' && change.policy.tree !== undefined) {
-    const { id, xml } = change.policy;
-    const bare = utf8Encoder.encode(JSON.stringify({ ...change, policy: { id, xml } }));
+    const bareDocument = { ...change.policy };
+    delete bareDocument.tree;
+    const bare = utf8Encoder.encode(JSON.stringify({ ...change, policy: bareDocument }));
     if (bare.length <= maxBytes) return { data: bare, resync: false, bytes: bare.length };
   }
   const resync: PolicyChange = { revision: change.revision, type: 'resync' };

@@ -39,6 +39,12 @@ export interface DeployedPolicy {
    * compile without reading the XML. Receivers that lack it, or cannot read its version, compile the XML.
    */
   tree?: Record<string, unknown>;
+  /**
+   * Optional: the revision at which the current deployment of this document began (its not deployed → deployed
+   * change). Replacing a deployed document keeps it; a revoke and a later deploy give a new one. Receivers key
+   * per-deployment state (valueChanged) by it; without it they keep such state across deployments.
+   */
+  deployedAt?: number;
 }
 
 /** What a deployed document is, as its id says. */
@@ -50,14 +56,20 @@ export interface DeployedDocument {
   readonly id: string;
   readonly xml: string;
   readonly tree?: Record<string, unknown>;
+  readonly deployedAt?: number;
 }
 
 /** The kind of a deployed document: `urn:timer:` ids are timers, every other id a policy. */
 export const documentKind = (id: string): DocumentKind => (id.startsWith('urn:timer:') ? 'timer' : 'policy');
 
 /** A document off the wire with its kind. */
-export const deployedDocument = ({ id, xml, tree }: DeployedPolicy): DeployedDocument =>
-  tree === undefined ? { kind: documentKind(id), id, xml } : { kind: documentKind(id), id, xml, tree };
+export const deployedDocument = ({ id, xml, tree, deployedAt }: DeployedPolicy): DeployedDocument => ({
+  kind: documentKind(id),
+  id,
+  xml,
+  ...(tree === undefined ? {} : { tree }),
+  ...(deployedAt === undefined ? {} : { deployedAt }),
+});
 
 /**
  * One change of what the pdps decide with, at `revision` (gap-free, strictly increasing, one counter for all

@@ -46,7 +46,7 @@ export function parseSnapshot(text: string): PolicySnapshot {
   const policies: DeployedPolicy[] = [];
   for (const [index, item] of value.policies.entries()) {
     const policy = wireDocument(item);
-    if (!policy) throw new SnapshotError(`snapshot policy ${index} must hold \`id\` and \`xml\` (and a \`tree\` only as an object)`);
+    if (!policy) throw new SnapshotError(`snapshot policy ${index} must hold \`id\` and \`xml\` (and a \`tree\` only as an object, a \`deployedAt\` only as a revision)`);
     policies.push(policy);
   }
   if (value.components === undefined) return { revision: value.revision, policies };

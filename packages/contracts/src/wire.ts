@@ -9,12 +9,19 @@ export const isRevision = (value: unknown): value is number => Number.isSafeInte
 
 /**
  * The wire form of a deployed document, or undefined. A `tree`, when present, must be a JSON object; what is inside
- * is the policy engine's to check.
+ * is the policy engine's to check. A `deployedAt`, when present, must be a revision.
  */
 export function wireDocument(value: unknown): DeployedPolicy | undefined {
   if (!isRecord(value) || typeof value.id !== 'string' || typeof value.xml !== 'string') return undefined;
-  if (value.tree === undefined) return { id: value.id, xml: value.xml };
-  return isRecord(value.tree) ? { id: value.id, xml: value.xml, tree: value.tree } : undefined;
+  const { tree, deployedAt } = value;
+  if (tree !== undefined && !isRecord(tree)) return undefined;
+  if (deployedAt !== undefined && !isRevision(deployedAt)) return undefined;
+  return {
+    id: value.id,
+    xml: value.xml,
+    ...(tree === undefined ? {} : { tree }),
+    ...(deployedAt === undefined ? {} : { deployedAt }),
+  };
 }
 
 export const utf8Encoder = new TextEncoder();

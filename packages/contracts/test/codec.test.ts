@@ -58,6 +58,10 @@ describe('deployed documents', () => {
     const tree = { version: 1, policy: {} };
     expect(deployedDocument({ id: 'urn:policy:acme:p', xml: '<policy/>', tree })).toEqual({ kind: 'policy', id: 'urn:policy:acme:p', xml: '<policy/>', tree });
   });
+
+  it('carries the revision its deployment began at', () => {
+    expect(deployedDocument({ id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt: 4 })).toEqual({ kind: 'policy', id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt: 4 });
+  });
 });
 
 describe('snapshot encoding', () => {
@@ -136,6 +140,31 @@ describe('change messages', () => {
     expect(lighter).toMatchObject({ resync: false, bytes: bare });
     expect(parseChange(lighter.data)).toEqual(deploy);
     expect(parseChange(encodeChange(withTree, bare - 1).data)).toEqual({ revision: 8, type: 'resync' });
+  });
+
+  it('reads and keeps `deployedAt`, also when the tree is dropped', () => {
+    const policy = { id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt: 5 };
+    const change: PolicyChange = { revision: 8, type: 'deploy', policy };
+    expect(parseChange(JSON.stringify(change))).toEqual(change);
+    const withTree: PolicyChange = { ...change, policy: { ...policy, tree: { version: 1, policy: { pad: 'x'.repeat(500) } } } };
+    const lighter = encodeChange(withTree, Buffer.byteLength(JSON.stringify(change)));
+    expect(lighter.resync).toBe(false);
+    expect(parseChange(lighter.data)).toEqual(change);
+  });
+
+  it('refuses a `deployedAt` that is not a revision', () => {
+    for (const deployedAt of [-1, 1.5, '5', null]) {
+      const message = JSON.stringify({ revision: 8, type: 'deploy', policy: { id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt } });
+      expect(parseChange(message)).toMatch(/`deployedAt` only as a revision/);
+    }
+  });
+
+  it('reads `deployedAt` in snapshots and refuses a bad one', () => {
+    const snapshot: PolicySnapshot = { revision: 9, policies: [{ id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt: 7 }], components: [] };
+    expect(decodeSnapshot(encodeSnapshot(snapshot, 64))).toEqual(snapshot);
+    const bad = { ...snapshot, policies: [{ id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt: 'x' }] };
+    const bytes = Buffer.from(JSON.stringify(bad));
+    expect(() => decodeSnapshot([{ index: 0, last: true, data: bytes.toString('base64') }])).toThrow(SnapshotError);
   });
 });
 

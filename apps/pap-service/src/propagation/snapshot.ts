@@ -20,22 +20,23 @@ export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE
     pool,
     async (client) => {
       const state = await client.query<{ revision: string }>('SELECT revision FROM pap.state');
-      const rows = await client.query<{ id: string; xml: string; tree: unknown; policy: boolean }>(
-        `SELECT id, xml, tree, policy FROM (
-           SELECT id, xml, tree, true AS policy FROM pap.policies WHERE deployed
+      const rows = await client.query<{ id: string; xml: string; tree: unknown; deployed_at: string | null; policy: boolean }>(
+        `SELECT id, xml, tree, deployed_at, policy FROM (
+           SELECT id, xml, tree, deployed_at, true AS policy FROM pap.policies WHERE deployed
            UNION ALL
-           SELECT id, xml, NULL, false FROM pap.timers WHERE deployed
+           SELECT id, xml, NULL, NULL, false FROM pap.timers WHERE deployed
          ) deployed ORDER BY id COLLATE "C"`,
       );
       const components = await listPropagatedComponents(client);
       const revision = state.rows[0]?.revision;
       if (revision === undefined) throw new Error('pap.state holds no revision');
-      const policies = rows.rows.map(({ id, xml, tree, policy }): DeployedPolicy => {
+      const policies = rows.rows.map(({ id, xml, tree, deployed_at, policy }): DeployedPolicy => {
         if (!policy) return { id, xml };
-        if (trees.isCurrent(tree)) return deployedWith(id, xml, tree as Record<string, unknown>);
+        const deployedAt = deployed_at === null ? undefined : toNumber(deployed_at);
+        if (trees.isCurrent(tree)) return deployedWith(id, xml, tree as Record<string, unknown>, deployedAt);
         const fresh = trees.compute(xml);
         if (fresh !== null) computed.push({ id, xml, tree: fresh });
-        return deployedWith(id, xml, fresh);
+        return deployedWith(id, xml, fresh, deployedAt);
       });
       return { revision: toNumber(revision), policies, components };
     },

@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { DeployedPolicy } from '@custos/contracts';
-import { withChangeTransaction } from './db';
+import { toNumber, withChangeTransaction } from './db';
 import { currentRevision, recordChange } from './revisions';
 import { solutionClause, type SolutionFilter } from './solutions';
 
@@ -14,6 +14,11 @@ export interface DocumentTable<M extends DocumentMetadata> {
   readonly metadata: readonly (keyof M & string)[];
   /** For a table with a `tree` column (policies): the compiled tree shipped beside the XML. */
   readonly tree?: DocumentTree;
+  /**
+   * The table has a `deployed_at` column (policies): the revision at which the current deployment began, set on
+   * the not deployed → deployed change, kept by a replace while deployed, cleared on revoke, shipped as `deployedAt`.
+   */
+  readonly tracksDeployment?: boolean;
 }
 
 /** How the compiled tree of a kind of document is judged and made. */
@@ -104,8 +109,8 @@ export class DocumentStore<M extends DocumentMetadata> {
    */
   replace(record: DocumentRecord<M>): Promise<ReplaceOutcome> {
     return this.commit(async (client) => {
-      const existing = await client.query<{ deployed: boolean }>(
-        `SELECT deployed FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
+      const existing = await client.query<{ deployed: boolean; deployed_at: string | null }>(
+        `SELECT deployed, ${this.deployedAtColumn()} FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
         [record.id],
       );
       const row = existing.rows[0];
@@ -118,7 +123,9 @@ export class DocumentStore<M extends DocumentMetadata> {
         ...this.treeValue(record),
       ]);
       if (!row.deployed) return { found: true, changed: false, revision: undefined } as const;
-      const revision = await recordChange(client, { type: 'deploy', policy: deployedWith(record.id, record.xml, record.tree ?? null) });
+      // Still the same deployment: its `deployedAt` stays.
+      const deployedAt = row.deployed_at === null ? undefined : toNumber(row.deployed_at);
+      const revision = await recordChange(client, { type: 'deploy', policy: deployedWith(record.id, record.xml, record.tree ?? null, deployedAt) });
       return { found: true, changed: true, revision } as const;
     });
   }
@@ -139,7 +146,13 @@ export class DocumentStore<M extends DocumentMetadata> {
       } else {
         await client.query(`UPDATE ${this.table.name} SET deployed = true, updated_at = now() WHERE id = $1`, [id]);
       }
-      const revision = await recordChange(client, { type: 'deploy', policy: deployedWith(id, row.xml, tree.tree) });
+      if (!this.table.tracksDeployment) {
+        const revision = await recordChange(client, { type: 'deploy', policy: deployedWith(id, row.xml, tree.tree) });
+        return { result: true, revision, changed: true };
+      }
+      // A new deployment: it begins at this deploy's own revision.
+      const revision = await recordChange(client, (next) => ({ type: 'deploy', policy: deployedWith(id, row.xml, tree.tree, next) }));
+      await client.query(`UPDATE ${this.table.name} SET deployed_at = $2 WHERE id = $1`, [id, revision]);
       return { result: true, revision, changed: true };
     });
   }
@@ -152,7 +165,8 @@ export class DocumentStore<M extends DocumentMetadata> {
         [id],
       );
       if (!existing.rows[0]?.deployed) return { result: false, revision: await currentRevision(client), changed: false };
-      await client.query(`UPDATE ${this.table.name} SET deployed = false, updated_at = now() WHERE id = $1`, [id]);
+      const clearDeployment = this.table.tracksDeployment ? ', deployed_at = NULL' : '';
+      await client.query(`UPDATE ${this.table.name} SET deployed = false${clearDeployment}, updated_at = now() WHERE id = $1`, [id]);
       const revision = await recordChange(client, { type: 'revoke', policyId: id });
       return { result: true, revision, changed: true };
     });
@@ -185,6 +199,10 @@ export class DocumentStore<M extends DocumentMetadata> {
     return { tree: tree.compute(xml), computed: true };
   }
 
+  private deployedAtColumn(): string {
+    return this.table.tracksDeployment ? 'deployed_at' : 'NULL AS deployed_at';
+  }
+
   private treeColumn(): string[] {
     return this.table.tree ? ['tree'] : [];
   }
@@ -204,9 +222,13 @@ export class DocumentStore<M extends DocumentMetadata> {
   }
 }
 
-/** A deployed document as it travels: with its tree when it has one. */
-export const deployedWith = (id: string, xml: string, tree: Record<string, unknown> | null): DeployedPolicy =>
-  tree === null ? { id, xml } : { id, xml, tree };
+/** A deployed document as it travels: with its tree and the revision its deployment began at, when it has them. */
+export const deployedWith = (id: string, xml: string, tree: Record<string, unknown> | null, deployedAt?: number): DeployedPolicy => ({
+  id,
+  xml,
+  ...(tree === null ? {} : { tree }),
+  ...(deployedAt === undefined ? {} : { deployedAt }),
+});
 
 /** `$first, $first+1, …`: `count` positional parameters. */
 const placeholders = (count: number, first: number): string =>

@@ -24,12 +24,14 @@ export async function currentRevision(db: Queryable): Promise<number> {
  * The UPDATE locks the single state row until commit, so writers are serialised and revisions
  * are gap-free (a rolled-back transaction gives its number back) and commit in revision order.
  */
-export async function recordChange(client: PoolClient, change: PendingChange): Promise<number> {
+export async function recordChange(client: PoolClient, change: PendingChange | ((revision: number) => PendingChange)): Promise<number> {
   const bumped = await client.query<{ revision: string }>(
     'UPDATE pap.state SET revision = revision + 1 RETURNING revision',
   );
   const revision = toNumber(onlyRow(bumped, 'bump the revision').revision);
-  const message: PolicyChange = { revision, ...change };
+  // A change that names its own revision (a deploy's `deployedAt`) is made once the revision is known.
+  const pending = typeof change === 'function' ? change(revision) : change;
+  const message: PolicyChange = { revision, ...pending };
   await client.query('INSERT INTO pap.outbox (revision, message) VALUES ($1, $2)', [revision, JSON.stringify(message)]);
   return revision;
 }

@@ -78,11 +78,11 @@ export class Decider {
     const ports = this.callPorts(active);
     if (explain) {
       const now = this.clock.now();
-      const history = plan.usesHistory || plan.record ? this.deps.history?.explainer(plan, event, now) : undefined;
+      const history = plan.usesHistory || plan.record ? this.deps.history?.explainer(plan, event, now, active.deployments) : undefined;
       return decide(active.set, event, options, { ...ports, clock: fixedClock(now), history });
     }
     if (!plan.record) {
-      const history = plan.usesHistory ? this.deps.history?.reader(active.revision) : undefined;
+      const history = plan.usesHistory ? this.deps.history?.reader(active.revision, active.deployments) : undefined;
       return decide(active.set, event, options, { ...ports, clock: this.clock, history });
     }
     return this.recorded(active, plan, event, solution, ports);
@@ -118,7 +118,7 @@ export class Decider {
     let recorded: RecordedEvent;
     try {
       const keys = store.hasher.eventKeys(event.parameters, plan.filters);
-      recorded = await store.batcher.record({ plan, revision: active.revision, solution, keys, now });
+      recorded = await store.batcher.record({ plan, revision: active.revision, solution, keys, now, deployments: active.deployments });
     } catch (error) {
       this.deps.logger.warn({ err: error, action: event.action }, 'event could not be recorded; history-using mechanisms fail closed');
       return decide(active.set, event, this.options, { ...ports, clock: fixedClock(now), history: UNAVAILABLE_HISTORY });

@@ -7,6 +7,7 @@ import { RECORD_EVENTS_STATEMENT } from './batch-sql';
 import { isConnectionError } from './connection';
 import { DurabilityWaiter } from './durability';
 import type { HistoryHasher } from './hashing';
+import { NO_DEPLOYMENTS, type Deployments } from './deployments';
 import type { ActionPlan } from './plan';
 import { PoolReads } from './pool-reads';
 import type { HistoryStoreMetrics } from './store';
@@ -20,6 +21,8 @@ export interface RecordRequest {
   readonly keys: readonly string[];
   /** The decision's clock reading when it arrived. */
   readonly now: number;
+  /** The deployments of the set the decision is made with (valueChanged state is kept per deployment). */
+  readonly deployments?: Deployments;
 }
 
 /** A recorded event: its occurrence time (the decision's "now"), the history to decide with, and its durability. */
@@ -44,7 +47,7 @@ export interface BatcherOptions {
   /** Most events recorded by one statement; more wait for the next one. */
   maxBatch: number;
   /** valueChanged of recorded decisions (the store's atomic compare-and-store on the pool). */
-  valueChanged: (request: ValueChangedRequest, revision: number) => Promise<boolean>;
+  valueChanged: (request: ValueChangedRequest, revision: number, deployments: Deployments) => Promise<boolean>;
 }
 
 /** Most events a batch hands back from those recorded since the replica's previous batch of the action. */
@@ -171,11 +174,13 @@ export class HistoryBatcher {
         member.reject(new Error('the event history did not return the recorded event'));
         return;
       }
-      const revision = member.request.revision;
+      const { revision, deployments = NO_DEPLOYMENTS } = member.request;
       member.resolve({
         id: event.id,
         at: event.at,
-        history: new RecordedHistory(action, event.id, event.at, counts, this.reads, this.options.hasher, (request) => this.options.valueChanged(request, revision)),
+        history: new RecordedHistory(action, event.id, event.at, counts, this.reads, this.options.hasher, (request) =>
+          this.options.valueChanged(request, revision, deployments),
+        ),
         durable,
       });
     });

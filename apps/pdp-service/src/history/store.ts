@@ -3,6 +3,7 @@ import type { EngineEvent, EventHistory, HistoryQuery, TimeSpan, ValueChangedReq
 import { onlyRow, type Logger } from '@custos/service-kit';
 import { HistoryBatcher } from './batch';
 import { isConnectionError } from './connection';
+import { deploymentOf, NO_DEPLOYMENTS, type Deployments } from './deployments';
 import type { HistoryHasher } from './hashing';
 import type { ActionPlan } from './plan';
 
@@ -65,13 +66,20 @@ export class PgHistoryStore {
       synchronousCommit: this.options.synchronousCommit !== false,
       metrics: this.options.metrics,
       maxBatch: this.options.maxBatch ?? DEFAULT_MAX_BATCH,
-      valueChanged: (request, revision) => new HistoryQueries(this.options.pool, this.options, revision).valueChanged(request),
+      valueChanged: (request, revision, deployments) => new HistoryQueries(this.options.pool, this.options, revision, deployments).valueChanged(request),
     });
     return this.batches;
   }
 
   /** Opens the transaction and records the event; rejects when the database cannot be reached. */
-  async record(plan: ActionPlan, event: EngineEvent, solution: string, revision: number, now: number): Promise<RecordingSession> {
+  async record(
+    plan: ActionPlan,
+    event: EngineEvent,
+    solution: string,
+    revision: number,
+    now: number,
+    deployments: Deployments = NO_DEPLOYMENTS,
+  ): Promise<RecordingSession> {
     const keys = this.options.hasher.eventKeys(event.parameters, plan.filters);
     let client: PoolClient;
     try {
@@ -80,7 +88,7 @@ export class PgHistoryStore {
       this.options.metrics?.failures('record');
       throw error;
     }
-    const session = new RecordingSession(client, this.options, revision);
+    const session = new RecordingSession(client, this.options, revision, deployments);
     try {
       await client.query(this.options.synchronousCommit === false ? 'BEGIN; SET LOCAL synchronous_commit = off' : 'BEGIN');
       const recorded = await client.query<{ at: string }>('SELECT pdp.record_event($1, $2, $3, $4, $5, $6) AS at', [
@@ -101,15 +109,15 @@ export class PgHistoryStore {
   }
 
   /** Questions answered on the pool, for decisions that record nothing. */
-  reader(revision: number): EventHistory {
-    return new HistoryQueries(this.options.pool, this.options, revision);
+  reader(revision: number, deployments: Deployments = NO_DEPLOYMENTS): EventHistory {
+    return new HistoryQueries(this.options.pool, this.options, revision, deployments);
   }
 
   /** A reader that never writes and counts the explained event as if it had been recorded at `now`. */
-  explainer(plan: ActionPlan | undefined, event: EngineEvent, now: number): EventHistory {
+  explainer(plan: ActionPlan | undefined, event: EngineEvent, now: number, deployments: Deployments = NO_DEPLOYMENTS): EventHistory {
     const own =
       plan?.record === true ? { action: event.action, at: now, keys: new Set(this.options.hasher.eventKeys(event.parameters, plan.filters)) } : null;
-    return new ExplainingHistory(new HistoryQueries(this.options.pool, this.options, -1), this.options.hasher, own);
+    return new ExplainingHistory(new HistoryQueries(this.options.pool, this.options, -1, deployments), this.options.hasher, own);
   }
 }
 
@@ -124,6 +132,7 @@ class HistoryQueries implements EventHistory {
     private readonly db: Db,
     private readonly options: HistoryStoreOptions,
     private readonly revision: number,
+    private readonly deployments: Deployments,
     private readonly serial = false,
   ) {}
 
@@ -174,25 +183,33 @@ class HistoryQueries implements EventHistory {
     });
   }
 
+  /**
+   * State is kept per deployment of the policy (`deployed_at`, Deployments): a row written under another deployment
+   * reads as absent, and the upsert replaces a row of an older deployment. A row of a newer deployment (this replica
+   * still decides with a set from before the policy was revoked and deployed again) is left alone, and the answer is
+   * then "unchanged": the lagging replica neither clobbers the new deployment's state nor counts a change twice.
+   */
   async valueChanged(request: ValueChangedRequest): Promise<boolean> {
     const hash = this.options.hasher.value(request.value);
+    const deployment = deploymentOf(this.deployments, request.policyId);
     return this.guard('valueChanged', async () => {
       if (!request.store) {
         const stored = await this.db.query<{ value_hash: string }>(
-          'SELECT value_hash FROM pdp.value_changed WHERE policy_id = $1 AND block_id = $2',
-          [request.policyId, request.id],
+          'SELECT value_hash FROM pdp.value_changed WHERE policy_id = $1 AND block_id = $2 AND deployed_at = $3',
+          [request.policyId, request.id, deployment],
         );
         return stored.rows[0]?.value_hash !== hash;
       }
       // Compare and store in one statement: the row lock of the upsert orders concurrent evaluations, and the WHERE
-      // is checked against the latest value, so of two evaluations with the same new value only one sees a change.
+      // is checked against the latest row, so of two evaluations with the same new value only one sees a change.
       const result = await this.db.query(
-        `INSERT INTO pdp.value_changed (policy_id, block_id, value_hash, revision) VALUES ($1, $2, $3, $4)
+        `INSERT INTO pdp.value_changed (policy_id, block_id, value_hash, revision, deployed_at) VALUES ($1, $2, $3, $4, $5)
          ON CONFLICT (policy_id, block_id) DO UPDATE
-           SET value_hash = EXCLUDED.value_hash, revision = EXCLUDED.revision, updated_at = now()
-           WHERE pdp.value_changed.value_hash <> EXCLUDED.value_hash
+           SET value_hash = EXCLUDED.value_hash, revision = EXCLUDED.revision, deployed_at = EXCLUDED.deployed_at, updated_at = now()
+           WHERE pdp.value_changed.deployed_at < EXCLUDED.deployed_at
+              OR (pdp.value_changed.deployed_at = EXCLUDED.deployed_at AND pdp.value_changed.value_hash <> EXCLUDED.value_hash)
          RETURNING 1`,
-        [request.policyId, request.id, hash, Math.max(this.revision, 0)],
+        [request.policyId, request.id, hash, Math.max(this.revision, 0), deployment],
       );
       return result.rowCount === 1;
     });
@@ -230,8 +247,9 @@ export class RecordingSession implements EventHistory {
     private readonly client: PoolClient,
     private readonly options: HistoryStoreOptions,
     revision: number,
+    deployments: Deployments = NO_DEPLOYMENTS,
   ) {
-    this.queries = new HistoryQueries(client, options, revision, true);
+    this.queries = new HistoryQueries(client, options, revision, deployments, true);
   }
 
   count(query: HistoryQuery, spans: readonly TimeSpan[]): Promise<readonly number[]> {

@@ -2,6 +2,7 @@ import type { CompiledPolicy, PolicySet, TimerDocument } from '@custos/policy-en
 import type { Logger } from '@custos/service-kit';
 import type { ComponentRegistry } from '../components/registry';
 import { buildHistoryIndex, EMPTY_HISTORY_INDEX, type HistoryIndex } from '../history/plan';
+import type { Deployments } from '../history/deployments';
 import type { FollowerMetrics } from '../metrics';
 
 /**
@@ -14,6 +15,8 @@ export interface ActivePolicySet {
   readonly timers: ReadonlyMap<string, TimerDocument>;
   readonly components: ComponentRegistry;
   readonly history: HistoryIndex;
+  /** The revision at which each policy's current deployment began (pap's `deployedAt`), for those shipped with one. */
+  readonly deployments: Deployments;
 }
 
 /** What a new active set is made of (the set builder's product): its parts and the XML of every document by id. */
@@ -23,6 +26,8 @@ export interface SetParts {
   readonly components: ComponentRegistry;
   /** XML of each deployed document, to reuse compiled ones whose text did not change. */
   readonly sources: ReadonlyMap<string, string>;
+  /** `deployedAt` of each deployed policy shipped with one. */
+  readonly deployments: Deployments;
 }
 
 /** Where the active set stands, for /status. */
@@ -108,7 +113,14 @@ export class ActiveSet {
     const previous = this.current;
     // The history index depends on the policies only: rebuilt when they changed.
     const history = previous !== undefined && previous.set === parts.set ? previous.history : indexOf(parts.set, parts.sources);
-    const next: ActivePolicySet = { revision, set: parts.set, timers: parts.timers, components: parts.components, history };
+    const next: ActivePolicySet = {
+      revision,
+      set: parts.set,
+      timers: parts.timers,
+      components: parts.components,
+      history,
+      deployments: parts.deployments,
+    };
     this.current = next;
     this.currentSources = parts.sources;
     const now = Date.now();

@@ -11,6 +11,7 @@ import {
 import { deployedDocument, documentKind, type DeployedDocument, type DocumentKind, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
 import { ComponentRegistry } from '../components/registry';
 import { compileTimer } from '../timers/schedule';
+import type { Deployments } from '../history/deployments';
 import type { SetFailure, SetParts } from './active-set';
 
 /** A compiled document, or why it is not one. */
@@ -107,7 +108,9 @@ export class SetBuilder {
       case 'revoke': {
         const sources = new Map(active.sources);
         sources.delete(change.policyId);
-        return { ...withoutDocument(active, change.policyId), sources };
+        const deployments = new Map(active.deployments);
+        deployments.delete(change.policyId);
+        return { ...withoutDocument(active, change.policyId), sources, deployments };
       }
       case 'deploy': {
         const document = deployedDocument(change.policy);
@@ -117,7 +120,7 @@ export class SetBuilder {
           return timer && { ...active, timers: new Map(active.timers).set(document.id, timer), sources };
         }
         const policy = this.compileOne(this.compilers.policy, document, 'change');
-        return policy && { ...active, set: active.set.with([policy]), sources };
+        return policy && { ...active, set: active.set.with([policy]), sources, deployments: withDeployment(active.deployments, document) };
       }
     }
   }
@@ -129,6 +132,7 @@ export class SetBuilder {
   async buildSnapshot(snapshot: PolicySnapshot, active: SetParts | undefined, cancelled: () => boolean): Promise<BuiltSnapshot | undefined> {
     const documents: Record<DocumentKind, DeployedDocument[]> = { policy: [], timer: [] };
     const sources = new Map<string, string>();
+    const deployments = new Map<string, number>();
     for (const wire of snapshot.policies) {
       if (sources.has(wire.id)) {
         this.fail(wire.id, 'snapshot', [`the snapshot holds \`${wire.id}\` twice`], snapshot.revision);
@@ -137,6 +141,7 @@ export class SetBuilder {
       const document = deployedDocument(wire);
       documents[document.kind].push(document);
       sources.set(document.id, document.xml);
+      if (document.kind === 'policy' && document.deployedAt !== undefined) deployments.set(document.id, document.deployedAt);
     }
     const build = { revision: snapshot.revision, active, cancelled, slice: Date.now() };
     const policies = await this.compileAll(this.compilers.policy, documents.policy, build);
@@ -146,7 +151,7 @@ export class SetBuilder {
     const components = new ComponentRegistry(new Map((snapshot.components ?? []).map((c) => [c.id.identifier, c])));
     const set = policies.values.size === 0 ? emptyPolicySet() : createPolicySet([...policies.values.values()]);
     // The log line has always counted policies only.
-    return { parts: { set, timers: timers.values, components, sources }, compiled: policies.compiled, reused: policies.reused };
+    return { parts: { set, timers: timers.values, components, sources, deployments }, compiled: policies.compiled, reused: policies.reused };
   }
 
   /** Every document of one kind, compiled or reused, by id; undefined as soon as one fails. */
@@ -189,6 +194,14 @@ export class SetBuilder {
   private fail(documentId: string, source: 'change' | 'snapshot', problems: string[], revision?: number): void {
     this.options.onFailure({ documentId, source, problems, ...(revision === undefined ? {} : { revision }) });
   }
+}
+
+/** The deployments after a policy was deployed or replaced: with its `deployedAt`, or without one when it came without. */
+function withDeployment(deployments: Deployments, document: DeployedDocument): Deployments {
+  const next = new Map(deployments);
+  if (document.deployedAt === undefined) next.delete(document.id);
+  else next.set(document.id, document.deployedAt);
+  return next;
 }
 
 /** `parts` without the document `id`, whichever kind it is. */

@@ -1,5 +1,5 @@
 import { connect, type NatsConnection } from 'nats';
-import { encodeChange, encodeSnapshot, policySubjects, type Component, type PolicyChange, type PolicySnapshot, type SnapshotRequest } from '@custos/contracts';
+import { encodeChange, encodeSnapshot, policySubjects, type Component, type DeployedPolicy, type PolicyChange, type PolicySnapshot, type SnapshotRequest } from '@custos/contracts';
 import { TEST_NATS_URL } from '@custos/test-kit';
 
 /** How the next snapshot request is answered when it is not answered properly. */
@@ -16,6 +16,8 @@ export class FakePap {
   revision = 0;
   /** Deployed policies and timers (`urn:timer:` ids), by id. */
   readonly policies = new Map<string, string>();
+  /** The revision each deployed policy's current deployment began at, as pap ships it (`deployedAt`). */
+  readonly deployedAt = new Map<string, number>();
   /** Registered PIP and PXP components, by id. */
   readonly components = new Map<string, Component>();
   readonly requests: SnapshotRequest[] = [];
@@ -44,7 +46,7 @@ export class FakePap {
   }
 
   snapshot(): PolicySnapshot {
-    const snapshot: PolicySnapshot = { revision: this.revision, policies: [...this.policies].map(([id, xml]) => ({ id, xml })) };
+    const snapshot: PolicySnapshot = { revision: this.revision, policies: [...this.policies.keys()].map((id) => this.document(id)) };
     if (this.components.size > 0) snapshot.components = [...this.components.values()];
     return snapshot;
   }
@@ -59,17 +61,20 @@ export class FakePap {
     for (const chunk of chunks) this.nc!.publish(reply, encoder.encode(JSON.stringify(chunk)));
   }
 
-  /** Deploys (or replaces) a policy at the next revision and announces it; returns the revision. */
+  /**
+   * Deploys (or replaces) a policy at the next revision and announces it; returns the revision. As pap: a policy
+   * not deployed before begins a deployment at this revision, a replaced one keeps its `deployedAt`.
+   */
   deploy(id: string, xml: string, { announce = true }: { announce?: boolean } = {}): number {
-    this.revision++;
-    this.policies.set(id, xml);
-    if (announce) this.publish({ revision: this.revision, type: 'deploy', policy: { id, xml } });
+    this.store(id, xml);
+    if (announce) this.publish({ revision: this.revision, type: 'deploy', policy: this.document(id) });
     return this.revision;
   }
 
   revoke(id: string, { announce = true }: { announce?: boolean } = {}): number {
     this.revision++;
     this.policies.delete(id);
+    this.deployedAt.delete(id);
     if (announce) this.publish({ revision: this.revision, type: 'revoke', policyId: id });
     return this.revision;
   }
@@ -91,10 +96,22 @@ export class FakePap {
 
   /** Announces the next revision as `resync` (what pap does for a policy too large for a message). */
   deployWithResync(id: string, xml: string): number {
-    this.revision++;
-    this.policies.set(id, xml);
+    this.store(id, xml);
     this.publish({ revision: this.revision, type: 'resync' });
     return this.revision;
+  }
+
+  /** A deployed document as it travels: policies with their `deployedAt`, timers without. */
+  private document(id: string): DeployedPolicy {
+    const xml = this.policies.get(id) ?? '';
+    const deployedAt = this.deployedAt.get(id);
+    return deployedAt === undefined ? { id, xml } : { id, xml, deployedAt };
+  }
+
+  private store(id: string, xml: string): void {
+    this.revision++;
+    if (!this.policies.has(id) && !id.startsWith('urn:timer:')) this.deployedAt.set(id, this.revision);
+    this.policies.set(id, xml);
   }
 
   publish(change: PolicyChange | string): void {
