@@ -1,22 +1,11 @@
 import type { NextFunction, Request, Response } from 'express';
+import { sameOriginContentSecurityPolicy } from '@custos/service-kit';
 
 /**
- * Only pap's own scripts, styles and calls: no inline script, no other origin, no framing. `data:` images cover the
- * empty favicon the page names so the browser does not ask for one. The page itself also allows the style elements
- * that carry its one-time `nonce`: the editor (CodeMirror) writes its theme into such elements.
+ * Only pap's own scripts, styles and calls (`data:` images cover the empty favicon the page names). The page itself
+ * also allows the style elements that carry its one-time `nonce`: the editor (CodeMirror) writes its theme into them.
  */
-export const consoleCsp = (styleNonce?: string): string =>
-  [
-    "default-src 'none'",
-    "script-src 'self'",
-    styleNonce === undefined ? "style-src 'self'" : `style-src 'self' 'nonce-${styleNonce}'`,
-    "img-src 'self' data:",
-    "font-src 'self'",
-    "connect-src 'self'",
-    "base-uri 'none'",
-    "form-action 'self'",
-    "frame-ancestors 'none'",
-  ].join('; ');
+export const consoleCsp = sameOriginContentSecurityPolicy;
 
 /** Headers of every answer under `/console`. */
 export function consoleSecurityHeaders(_req: Request, res: Response, next: NextFunction): void {

@@ -6,20 +6,25 @@ export { DOCS_ASSETS_PATH };
 export const DOCS_PATH = '/docs';
 
 /**
- * The docs page runs only this service's own scripts and styles and talks only to this service
- * ("try it"); images may be inline data, which Swagger UI's stylesheet uses for its icons.
+ * A page that runs only its service's own scripts and styles and talks only to that service: no inline script, no
+ * other origin, no framing; images may be inline data (icons). `styleNonce` also admits the style elements that
+ * carry it, for editors that write their theme into such elements.
  */
-export const DOCS_CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join('; ');
+export const sameOriginContentSecurityPolicy = (styleNonce?: string): string =>
+  [
+    "default-src 'none'",
+    "script-src 'self'",
+    styleNonce === undefined ? "style-src 'self'" : `style-src 'self' 'nonce-${styleNonce}'`,
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+
+/** The docs page (Swagger UI): its own assets, and "try it" calls to this service only. */
+export const DOCS_CONTENT_SECURITY_POLICY = sameOriginContentSecurityPolicy();
 
 const ENTITIES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
 const escape = (text: string) => text.replace(/[&<>"']/g, (c) => ENTITIES[c] ?? c);
