@@ -52,6 +52,17 @@ const health = (summary: string, description: string) => ({
 });
 
 /** OpenAPI 3.1 of everything auth-service serves (also rendered at /docs). */
+/** What both client-authenticated form endpoints (token, revoke) answer besides their own 200/400/401. */
+const formEndpointErrors = () => ({
+  405: oauthError('`invalid_request`: only POST; `Allow` lists it'),
+  413: oauthError(`\`invalid_request\`: body over ${TOKEN_BODY_LIMIT} bytes`),
+  415: oauthError('`invalid_request`: not `application/x-www-form-urlencoded` (UTF-8)'),
+  429: {
+    ...oauthError('`too_many_requests`: too many failed attempts for this client id or source address'),
+    headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } },
+  },
+});
+
 export const openapi = {
   openapi: '3.1.0',
   info: {
@@ -110,13 +121,7 @@ export const openapi = {
             ...oauthError('`invalid_client`: unknown client, wrong secret, no or unsupported client authentication'),
             headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Basic realm="custos"' } } },
           },
-          405: oauthError('`invalid_request`: only POST; `Allow` lists it'),
-          413: oauthError(`\`invalid_request\`: body over ${TOKEN_BODY_LIMIT} bytes`),
-          415: oauthError('`invalid_request`: not `application/x-www-form-urlencoded` (UTF-8)'),
-          429: {
-            ...oauthError('`too_many_requests`: too many failed attempts for this client id or source address'),
-            headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } },
-          },
+          ...formEndpointErrors(),
         },
       },
     },
@@ -155,13 +160,7 @@ export const openapi = {
             ...oauthError('`invalid_client`: unknown client, wrong secret, no client authentication'),
             headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Basic realm="custos"' } } },
           },
-          405: oauthError('`invalid_request`: only POST; `Allow` lists it'),
-          413: oauthError(`\`invalid_request\`: body over ${TOKEN_BODY_LIMIT} bytes`),
-          415: oauthError('`invalid_request`: not `application/x-www-form-urlencoded` (UTF-8)'),
-          429: {
-            ...oauthError('`too_many_requests`: too many failed attempts for this client id or source address'),
-            headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } },
-          },
+          ...formEndpointErrors(),
         },
       },
     },
