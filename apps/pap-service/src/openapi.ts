@@ -20,6 +20,10 @@ const auth = (scope: string) => ({
 const common = {
   401: problem('missing, malformed, expired or forged token (`WWW-Authenticate: Bearer`)'),
   403: problem('the token lacks the scope, or the resource belongs to a solution the token does not cover (whether or not it exists)'),
+  503: {
+    ...problem('`service_unavailable`: the database (or the signing keys) cannot be reached right now; nothing of the request was stored'),
+    headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+  },
 };
 const policyIdPath = {
   name: 'id',
@@ -94,6 +98,7 @@ export const openapi = {
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'an access token of auth-service' },
     },
     headers: {
+      RetryAfter: { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
       PolicyRevision: {
         description: 'the revision of the deployed set at which the call took effect (the current one when nothing changed)',
         schema: { type: 'integer', minimum: 0 },

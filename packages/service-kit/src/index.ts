@@ -20,6 +20,7 @@ export * from './observability/log-format';
 export * from './observability/metrics';
 export * from './db/database';
 export * from './db/migrate';
+export * from './db/unavailable';
 export * from './http/json-syntax';
 export * from './http/storable';
 export * from './db/rows';
