@@ -15,3 +15,6 @@ export * from './change-codec';
 export * from './snapshot-codec';
 export * from './local-channel';
 export * from './replica-status';
+export * from './batch';
+export * from './authzen';
+export * from './authzen-mapping';
