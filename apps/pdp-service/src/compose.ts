@@ -244,6 +244,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     defaultDecision: config.defaultDecision,
     timeZone: config.timeZone,
     decider,
+    ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     executions: { store: executions, wake: () => void pxp.poll() },
     ...(overrides.minRevisionWaitMs === undefined ? {} : { minRevisionWaitMs: overrides.minRevisionWaitMs }),
   });

@@ -105,7 +105,17 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
     [{ PDP_TIMER_CATCH_UP: 'all' }, /PDP_TIMER_CATCH_UP must be one of `last`, `skip`/],
     [{ PDP_PXP_LEASE_MS: '10' }, /PDP_PXP_LEASE_MS must be between/],
     [{ PDP_HISTORY_SYNC_COMMIT: 'maybe' }, /PDP_HISTORY_SYNC_COMMIT must be one of/],
+    [{ PDP_PUBLIC_URL: 'pdp.example.com' }, /PDP_PUBLIC_URL must be a URL/],
+    [{ PDP_PUBLIC_URL: 'ftp://pdp.example.com' }, /PDP_PUBLIC_URL must be an http\(s\) URL without query or fragment/],
+    [{ PDP_PUBLIC_URL: 'https://pdp.example.com/?tenant=1' }, /without query or fragment/],
+    [{ PDP_PUBLIC_URL: 'https://pdp.example.com/#top' }, /without query or fragment/],
   ])('refuses %j', (env, message) => {
     expect(() => readPdpConfig(env, 'box')).toThrow(message);
+  });
+
+  it('reads the public URL for the AuthZEN metadata, without a trailing slash; unset by default', () => {
+    expect(readPdpConfig({}, 'box').publicUrl).toBeUndefined();
+    expect(readPdpConfig({ PDP_PUBLIC_URL: 'https://pdp.example.com/' }, 'box').publicUrl).toBe('https://pdp.example.com');
+    expect(readPdpConfig({ PDP_PUBLIC_URL: 'https://pdp.example.com/tenant1' }, 'box').publicUrl).toBe('https://pdp.example.com/tenant1');
   });
 });
