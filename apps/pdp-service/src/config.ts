@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ConfigError, readChoice, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
+import { ConfigError, EgressPolicy, readChoice, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
 
 export const DECISIONS = ['allow', 'inhibit'] as const;
 export type DefaultDecision = (typeof DECISIONS)[number];
@@ -25,6 +25,8 @@ export interface PdpConfig extends CommonConfig {
   timerLeaseMs: number;
   /** How often missed and abandoned ticks are looked for (`PDP_TIMER_CHECK_MS`). */
   timerCheckMs: number;
+  /** Where PIP and PXP calls may go (`PDP_CALL_ALLOW`); read here so a malformed list stops the start. */
+  egress: EgressPolicy;
 }
 
 /** The event history in PostgreSQL (docs/api.md, "Event history"). */
@@ -115,6 +117,7 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     timerCatchUp: readChoice(env, 'PDP_TIMER_CATCH_UP', ['last', 'skip'] as const, 'last'),
     timerLeaseMs: readInteger(env, 'PDP_TIMER_LEASE_MS', 60_000, 100, 3_600_000),
     timerCheckMs: readInteger(env, 'PDP_TIMER_CHECK_MS', 10_000, 50, 3_600_000),
+    egress: EgressPolicy.fromEnv(env),
   };
 }
 

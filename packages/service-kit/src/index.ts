@@ -26,3 +26,4 @@ export * from './db/rows';
 export * from './http/docs';
 export * from './http/openapi-tags';
 export * from './startup';
+export * from './egress';

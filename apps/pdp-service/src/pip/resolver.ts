@@ -104,7 +104,7 @@ export class HttpPipResolver {
       return { ok: true, value };
     } catch (error) {
       const kind = (error as { kind?: string }).kind;
-      this.options.onOutcome?.(kind === 'refused' ? 'refused' : 'failed');
+      this.options.onOutcome?.(kind === 'refused' || kind === 'egress' ? 'refused' : 'failed');
       this.options.logger.warn(
         { method, component: endpoint.componentId, problem: (error as Error).message },
         'pip call failed; the default applies',
