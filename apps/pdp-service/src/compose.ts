@@ -128,7 +128,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     metrics: { failures: (op) => metrics.historyFailures.inc({ op }) },
   });
   // A refused call is counted every time and logged once per URL: a policy asking it on every decision would
-  // otherwise fill the log with the same line (each failed call is still logged at its own level where it fails).
+  // otherwise fill the log with the same line (the PIP resolver says each one at debug level only).
   const egressRefused = (call: 'pip' | 'pxp') => (url: URL, reason: string, first: boolean) => {
     metrics.egressRefusals.inc({ call });
     if (first) logger.warn({ url: `${url.protocol}//${url.host}${url.pathname}`, reason }, `${call} call refused by the egress policy (PDP_CALL_ALLOW); said once per url`);

@@ -105,10 +105,9 @@ export class HttpPipResolver {
     } catch (error) {
       const kind = (error as { kind?: string }).kind;
       this.options.onOutcome?.(kind === 'refused' || kind === 'egress' ? 'refused' : 'failed');
-      this.options.logger.warn(
-        { method, component: endpoint.componentId, problem: (error as Error).message },
-        'pip call failed; the default applies',
-      );
+      // An egress refusal is said once per URL where the targets are made (compose), not on every decision.
+      const level = kind === 'egress' ? 'debug' : 'warn';
+      this.options.logger[level]({ method, component: endpoint.componentId, problem: (error as Error).message }, 'pip call failed; the default applies');
       return { ok: false };
     }
   }
