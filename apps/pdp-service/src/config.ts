@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ConfigError, readChoice, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
+import { ConfigError, EgressPolicy, readChoice, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
 
 export const DECISIONS = ['allow', 'inhibit'] as const;
 export type DefaultDecision = (typeof DECISIONS)[number];
@@ -27,6 +27,8 @@ export interface PdpConfig extends CommonConfig {
   timerCheckMs: number;
   /** The base URL PEPs reach this pdp at (`PDP_PUBLIC_URL`), named by the AuthZEN metadata; from each request when unset. */
   publicUrl: string | undefined;
+  /** Where PIP and PXP calls may go (`PDP_CALL_ALLOW`); read here so a malformed list stops the start. */
+  egress: EgressPolicy;
 }
 
 /** The event history in PostgreSQL (docs/api.md, "Event history"). */
@@ -118,6 +120,7 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     timerLeaseMs: readInteger(env, 'PDP_TIMER_LEASE_MS', 60_000, 100, 3_600_000),
     timerCheckMs: readInteger(env, 'PDP_TIMER_CHECK_MS', 10_000, 50, 3_600_000),
     publicUrl: readPublicUrl(env),
+    egress: EgressPolicy.fromEnv(env),
   };
 }
 

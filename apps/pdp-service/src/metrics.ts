@@ -23,6 +23,8 @@ export interface PdpMetrics extends ServiceMetrics, FollowerMetrics {
   historyFailures: Counter<'op'>;
   historyRetentionDeleted: Counter<'kind'>;
   pipCalls: Counter<'outcome'>;
+  /** PIP and PXP calls the egress policy refused (PDP_CALL_ALLOW), by `call`: pip or pxp. */
+  egressRefusals: Counter<'call'>;
   pxpExecutions: Counter<'kind' | 'outcome'>;
   /** Stored executes pending and failed (counted every few polls, over every replica's executes). */
   pxpExecutionsStored: Gauge<'state'>;
@@ -87,8 +89,14 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
     }),
     pipCalls: new Counter({
       name: 'pip_calls_total',
-      help: 'PIP answers by outcome (answered, cached, failed, refused = circuit open or too many in flight, unregistered)',
+      help: 'PIP answers by outcome (answered, cached, failed, refused = circuit open, too many in flight or egress policy, unregistered)',
       labelNames: ['outcome'],
+      registers,
+    }),
+    egressRefusals: new Counter({
+      name: 'egress_refusals_total',
+      help: 'PIP and PXP calls the egress policy refused (an address not public and not in PDP_CALL_ALLOW, user information in the url), by call (pip, pxp)',
+      labelNames: ['call'],
       registers,
     }),
     pxpExecutions: new Counter({

@@ -7,6 +7,7 @@ export * from './urns';
 export * from './scopes';
 export * from './headers';
 export * from './problem';
+export * from './warnings';
 export * from './nats';
 export * from './schemas';
 export * from './event-codec';

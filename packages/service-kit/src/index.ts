@@ -27,3 +27,4 @@ export * from './db/rows';
 export * from './http/docs';
 export * from './http/openapi-tags';
 export * from './startup';
+export * from './egress';
