@@ -39,7 +39,7 @@ describe('custos policy check', () => {
   it('accepts the example policies and timer', () => {
     const run = custos(['policy', 'check', 'examples']);
     expect(run.status).toBe(0);
-    expect(run.stdout.trim()).toBe('5 files checked, 0 invalid, 0 problems');
+    expect(run.stdout.trim()).toBe('7 files checked, 0 invalid, 0 problems');
   });
 
   it('lists every problem as path:line:column: message and answers 1', () => {
@@ -52,7 +52,7 @@ describe('custos policy check', () => {
     const lines = run.stdout.trim().split('\n');
     const allowLine = readFileSync(policy, 'utf8').split('\n').findIndex((line) => line.includes('<allow/><inhibit/>')) + 1;
     expect(lines).toContain(`${policy}:${allowLine}:15: \`allow\` and \`inhibit\` cannot be combined in one decision`);
-    expect(lastLine(run.stdout)).toBe('5 files checked, 1 invalid, 1 problem');
+    expect(lastLine(run.stdout)).toBe('7 files checked, 1 invalid, 1 problem');
   });
 
   it('reports an id used twice in one run, as pap would refuse the second', () => {
