@@ -1,10 +1,10 @@
 // The benchmark suite of issue 6 (`npm run bench` builds first, then runs this).
 //
-//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,scale,management,history,soak,embedded,chaos]
+//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,scale,management,history,batch,soak,embedded,chaos]
 //                          [--soak [minutes]] [--chaos [minutes]] [--profile] [--json <file>]
 //
 // Runs, in order: engine (packages/policy-engine/bench/decide.mjs, when it exists), http, propagation,
-// scale, management, history; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak;
+// scale, management, history, batch; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak;
 // embedded (one process on PGlite) only with --only embedded.
 // chaos (issue 14) only with --chaos (default 10 minutes, 1 with --quick), alone unless --only names others.
 // Each benchmark prints its figures beside the floor or baseline measured in the same run, then a
@@ -12,13 +12,13 @@
 // afterwards, also on failure and on Ctrl-C. PostgreSQL and NATS are the machine's, on their standard
 // local ports (DATABASE_URL / NATS_URL override).
 import { spawn } from 'node:child_process';
-import { existsSync, writeFileSync } from 'node:fs';
-import { loadavg, cpus } from 'node:os';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as lib from './bench/lib.mjs';
 
-const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'soak', 'embedded', 'chaos'];
-const DEFAULT = ['engine', 'http', 'propagation', 'scale', 'management', 'history'];
+const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'batch', 'soak', 'embedded', 'chaos'];
+const DEFAULT = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'batch'];
 const ENGINE_BENCH = path.join(lib.ROOT, 'packages', 'policy-engine', 'bench', 'decide.mjs');
 
 const USAGE = `usage: node scripts/bench.mjs [--quick] [--only <${ALL.join('|')}>[,...]] [--soak [minutes]] [--chaos [minutes]] [--profile] [--json <file>]
@@ -40,17 +40,49 @@ function runEngine(options) {
   }
   console.log(`\n## Engine — node ${path.relative(lib.ROOT, ENGINE_BENCH)}${options.quick ? ' --quick' : ''}\n`);
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [ENGINE_BENCH, ...(options.quick ? ['--quick'] : [])], { cwd: lib.ROOT, stdio: 'inherit' });
+    const figuresFile = path.join(tmpdir(), `custos-engine-bench-${process.pid}.json`);
+    const child = spawn(process.execPath, [ENGINE_BENCH, ...(options.quick ? ['--quick'] : []), '--json', figuresFile], {
+      cwd: lib.ROOT,
+      stdio: 'inherit',
+    });
     const stop = lib.onCleanup(async () => {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
     });
     child.once('error', reject);
     child.once('exit', (code, signal) => {
       void stop();
-      if (code === 0) resolve({ name: 'engine', title: 'Engine — in-process decisions (figures above)', targets: [], notes: [] });
+      if (code === 0) {
+        const figures = JSON.parse(readFileSync(figuresFile, 'utf8'));
+        rmSync(figuresFile, { force: true });
+        resolve({ name: 'engine', title: 'Engine — in-process decisions (figures above)', targets: engineTargets(figures, options), notes: [], figures });
+      }
       else reject(new Error(`${path.relative(lib.ROOT, ENGINE_BENCH)} exited with ${code ?? signal}`));
     });
   });
+}
+
+/**
+ * The engine's targets (issue 3, kept by issue 11): p50 ≤ 3 µs and p99 ≤ 20 µs at every size, flat to 10,000
+ * policies (p50 at 10,000 within 1.5 × of p50 at 10), compiling 1,000 policies ≤ 2 s.
+ */
+function engineTargets({ rows, compileMs }, options) {
+  const sized = rows.filter((row) => /^[\d,]+ policies/.test(row.name));
+  const judged = (ok) => (options.quick ? undefined : ok);
+  const list = (key) => sized.map((row) => lib.fmt(row[key], 2)).join(', ');
+  const sizes = sized.map((row) => row.name.split(' ')[0]).join(' / ');
+  const first = sized[0];
+  const last = sized[sized.length - 1];
+  return [
+    { name: `p50 per decision, ${sizes} policies`, value: `${list('p50')} µs`, target: '≤ 3 µs', ok: judged(sized.every((row) => row.p50 <= 3)) },
+    { name: `p99 per decision, ${sizes} policies`, value: `${list('p99')} µs`, target: '≤ 20 µs', ok: judged(sized.every((row) => row.p99 <= 20)) },
+    {
+      name: 'flat: p50 at the most policies over p50 at the fewest',
+      value: `${lib.fmt(last.p50 / first.p50, 2)} ×`,
+      target: '≤ 1.5 ×',
+      ok: judged(last.p50 / first.p50 <= 1.5),
+    },
+    { name: 'compile 1,000 policies', value: `${Math.round(compileMs)} ms`, target: '≤ 2,000 ms', ok: judged(compileMs <= 2000) },
+  ];
 }
 
 function cedarNote() {

@@ -7,7 +7,7 @@
 // eventAllowed); afterwards each answer is checked against the sequence of pap's deploy/revoke
 // answers: at revision r the policy is deployed iff the last change at or before r was a deploy.
 // Reported: errors of every kind (must be 0), inconsistent or backwards decisions (must be 0),
-// RSS per replica at the start, the end and the highest sample.
+// RSS per replica at the start, the end and the highest sample, and once a minute in between.
 import * as lib from './lib.mjs';
 
 export const name = 'soak';
@@ -55,6 +55,7 @@ export async function run(options = {}) {
 
     const rssStart = pdps.map((pdp) => lib.rssMb(pdp.pid));
     const rssMax = [...rssStart];
+    const rssByMinute = [['0', ...rssStart]];
     const started = performance.now();
     const endsAt = started + seconds * 1000;
     const loads = loadAll(seconds, perReplicaRate);
@@ -64,7 +65,10 @@ export async function run(options = {}) {
       (async () => {
         for (let tick = 1; performance.now() < endsAt; tick++) {
           await lib.sleep(Math.max(0, started + tick * rssEveryMs - performance.now()));
-          pdps.forEach((pdp, i) => (rssMax[i] = Math.max(rssMax[i], lib.rssMb(pdp.pid))));
+          const sample = pdps.map((pdp) => lib.rssMb(pdp.pid));
+          sample.forEach((mb, i) => (rssMax[i] = Math.max(rssMax[i], mb)));
+          // One row a minute (every sample with --quick), so slow growth can be told from a plateau.
+          if (quick || (tick * rssEveryMs) % 60_000 === 0) rssByMinute.push([lib.fmt((tick * rssEveryMs) / 60_000, 2), ...sample]);
         }
       })(),
     );
@@ -178,6 +182,11 @@ export async function run(options = {}) {
             ];
           }),
         },
+        {
+          caption: 'RSS of each replica during the soak, MB',
+          header: ['minute', ...pdps.map((_, i) => `replica ${i}`)],
+          rows: rssByMinute.map(([minute, ...values]) => [minute, ...values.map((mb) => lib.fmt(mb, 0))]),
+        },
       ],
       targets: [
         lib.target('errors (load, deploy/revoke, checker)', String(errors), '0', errors === 0),
@@ -199,7 +208,7 @@ export async function run(options = {}) {
         ...checkErrors.slice(0, 3),
         ...(quick ? ['--quick: a 30 s soak says nothing about memory growth; judged in a full run only.'] : []),
       ],
-      figures: { peak, achieved, errors, inconsistent, backwards, rssStart, rssEnd, rssMax },
+      figures: { peak, achieved, errors, inconsistent, backwards, rssStart, rssEnd, rssMax, rssByMinute },
     };
   } finally {
     await Promise.allSettled(background);

@@ -20,6 +20,10 @@ const auth = (scope: string) => ({
 const common = {
   401: problem('missing, malformed, expired or forged token (`WWW-Authenticate: Bearer`)'),
   403: problem('the token lacks the scope, or the resource belongs to a solution the token does not cover (whether or not it exists)'),
+  503: {
+    ...problem('`service_unavailable`: the database (or the signing keys) cannot be reached right now; nothing of the request was stored'),
+    headers: { 'Retry-After': { $ref: '#/components/headers/RetryAfter' } },
+  },
 };
 const policyIdPath = {
   name: 'id',
@@ -94,6 +98,7 @@ export const openapi = {
       bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'an access token of auth-service' },
     },
     headers: {
+      RetryAfter: { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },
       PolicyRevision: {
         description: 'the revision of the deployed set at which the call took effect (the current one when nothing changed)',
         schema: { type: 'integer', minimum: 0 },
@@ -173,12 +178,27 @@ export const openapi = {
         description:
           'Registers a component; the same identifier again replaces it. `componentType` must equal the type segment ' +
           'of the identifier; URLs may be http, https or rmi; PIP methods are `urn:info:<solution>:<m>` or bare names, ' +
-          'PXP methods `urn:action:<solution>:<a>` of the component\'s own solution.',
+          'PXP methods `urn:action:<solution>:<a>` of the component\'s own solution. A PIP\'s or PXP\'s http(s) URL with ' +
+          'user information is refused (no pdp ever calls it); one that a pdp with the default egress policy (public ' +
+          'addresses only, docs/security.md) refuses to call is registered with a `Custos-Warning`. Host names are not ' +
+          'resolved here: the pdp checks what they resolve to when it calls them.',
         ...auth(SCOPES.componentWrite),
         requestBody: { required: true, content: json({ $ref: '#/components/schemas/Component' }) },
         responses: {
-          200: booleanAnswer('`true`; `Policy-Revision`: a new or changed PIP/PXP gets a new revision (it travels to the pdps), anything else the current one', true),
-          400: problem('`malformed_json` or `invalid_component` with the path of every problem'),
+          200: {
+            ...booleanAnswer('`true`; `Policy-Revision`: a new or changed PIP/PXP gets a new revision (it travels to the pdps), anything else the current one', true),
+            headers: {
+              'Policy-Revision': { $ref: '#/components/headers/PolicyRevision' },
+              'Custos-Warning': {
+                description:
+                  'one line per URL a pdp without `PDP_CALL_ALLOW` refuses to call (at most 8, then one saying how many more): an ' +
+                  'RFC 8941 string, the message, with the parameters `code` (`egress_refused_by_default`) and `path` (e.g. `urls[0]`)',
+                schema: { type: 'string' },
+                example: '"a pdp with the default egress policy does not call this url: ...";code="egress_refused_by_default";path="urls[0]"',
+              },
+            },
+          },
+          400: problem('`malformed_json` or `invalid_component` with the path of every problem (user information in a PIP/PXP URL included)'),
           413: problem('body over 1 MiB'),
           415: problem('not `application/json`'),
           ...common,

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import type { Component } from '@custos/contracts';
+import { parseWarnings, type Component } from '@custos/contracts';
 import { dump, startHarness, type Harness } from './harness';
 
 let h: Harness;
@@ -104,6 +104,45 @@ describe('register and look up', () => {
       expect(res.status).toBe(400);
       expect(res.body.code).toBe('invalid_id');
     }
+  });
+});
+
+describe('URLs the default egress policy refuses', () => {
+  // The other describes list what they registered: these are removed again.
+  afterAll(async () => {
+    for (const id of ['urn:component:acme:pip:internal', 'urn:component:acme:pip:many', 'urn:component:acme:pep:local', 'urn:component:acme:pip:public']) {
+      await request(h.app).delete(`/ws/component/${id}`).set('Authorization', h.bearer());
+    }
+  });
+
+  test('are registered with a Custos-Warning per URL, located by path; names and PEPs get none', async () => {
+    const body = { ...pip('urn:component:acme:pip:internal'), urls: ['https://hr.acme.example/pip', 'http://0x0a.1.2.3:9000/pip', 'http://[::ffff:a9fe:a9fe]/'] };
+    const res = await register(body);
+    expect(res.status).toBe(200);
+    expect(res.body).toBe(true);
+    const warnings = parseWarnings(res.headers['custos-warning']);
+    expect(warnings.map((warning) => [warning.code, warning.path])).toEqual([
+      ['egress_refused_by_default', 'urls[1]'],
+      ['egress_refused_by_default', 'urls[2]'],
+    ]);
+    expect(warnings[0]?.message).toMatch(/`10\.1\.2\.3` is not a public address/);
+    expect(warnings[1]?.message).toMatch(/`169\.254\.169\.254` is a link-local or metadata address/);
+    const stored = await request(h.app).get('/ws/component/urn:component:acme:pip:internal').set('Authorization', h.bearer());
+    expect(stored.body).toEqual(body);
+    const quiet = await register({ ...pep('urn:component:acme:pep:local'), urls: ['http://127.0.0.1:1099/pep'] });
+    expect(quiet.status).toBe(200);
+    expect(quiet.headers['custos-warning']).toBeUndefined();
+    const named = await register(pip('urn:component:acme:pip:public', 'http://localhost.example.com:9000/pip'));
+    expect(named.status).toBe(200);
+    expect(named.headers['custos-warning']).toBeUndefined();
+  });
+
+  test('at most 8 lines, then one saying how many more', async () => {
+    const urls = Array.from({ length: 11 }, (_, index) => `http://10.0.0.${index + 1}/pip`);
+    const res = await register({ ...pip('urn:component:acme:pip:many'), urls });
+    const warnings = parseWarnings(res.headers['custos-warning']);
+    expect(warnings.map((warning) => warning.path)).toEqual([...urls.slice(0, 8).map((_, index) => `urls[${index}]`), undefined]);
+    expect(warnings[8]?.message).toBe('and 3 more urls the default egress policy refuses');
   });
 });
 
@@ -240,6 +279,12 @@ describe('bad input changes nothing', () => {
     const body = { ...pip(), urls: ['http://ok.example', 'ftp://files.example/x', 'not a url'] };
     const res = await expectRejected(() => register(body), 400, 'invalid_component', ['urls[1]', 'urls[2]']);
     expect(res.body.errors.map((e: { path: string }) => e.path)).not.toContain('urls[0]');
+  });
+
+  test('user information in a PIP or PXP URL, which no pdp ever calls; not echoed', async () => {
+    const body = { ...pxp(), urls: ['https://mail.acme.example/pxp', 'https://bot:hunter2@mail.acme.example/pxp'] };
+    const res = await expectRejected(() => register(body), 400, 'invalid_component', ['urls[1]']);
+    expect(JSON.stringify(res.body)).not.toContain('hunter2');
   });
 
   test('no URL at all', async () => {

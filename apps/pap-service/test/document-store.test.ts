@@ -2,7 +2,7 @@ import { POLICY_KIND } from '../src/documents/policy-kind';
 import { TIMER_KIND } from '../src/documents/timer-kind';
 import type { DocumentKind } from '../src/documents/kind';
 import { DocumentStore, type DocumentMetadata } from '../src/store/documents';
-import { policyXml, revision, startHarness, type Harness } from './harness';
+import { policyXml, revision, startHarness, timerXml, type Harness } from './harness';
 
 /** The store itself tells its `onChange` about each committed change of the deployed set, and about nothing else. */
 let h: Harness;
@@ -13,9 +13,6 @@ afterAll(async () => {
   await h.close();
 });
 
-const TIMER_NS = 'http://www.mydata-control.de/4.0/mydataLanguageTimer';
-const timerXml = (id: string, cron: string) =>
-  `<timer xmlns="${TIMER_NS}" id="${id}" cron="${cron}"><event action="urn:action:acme:cleanup"/></timer>`;
 
 /** Walks one document through every call; `first` and `second` are two texts of the same id. */
 async function expectWakeUpsAfterCommits<M extends DocumentMetadata, R>(kind: DocumentKind<M, R>, first: string, second: string) {

@@ -97,6 +97,16 @@ export function policyXml(id: string, options: PolicyOptions = {}): string {
 `;
 }
 
+const TIMER_NS = 'http://www.mydata-control.de/4.0/mydataLanguageTimer';
+
+/** A small valid timer, described `nightly`, whose one event (default `urn:action:<solution>:cleanup`) has a parameter. */
+export function timerXml(id: string, cron = '0 0 2 * * ?', action = `urn:action:${id.split(':')[2]}:cleanup`): string {
+  return `<?xml version="1.0"?>
+<timer xmlns="${TIMER_NS}" xmlns:parameter="http://www.mydata-control.de/4.0/parameter" id="${id}" cron="${cron}" description="nightly">
+  <event action="${action}"><parameter:string name="scope" value="all"/></event>
+</timer>`;
+}
+
 export interface OutboxEntry {
   revision: number;
   message: { revision: number; type: string; policy?: { id: string; xml: string }; policyId?: string; component?: unknown; componentId?: string };

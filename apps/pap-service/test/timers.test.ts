@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { Component } from '@custos/contracts';
 import { readSnapshot } from '../src/propagation/snapshot';
-import { dump, outbox, policyXml, revision, startHarness, type Harness } from './harness';
+import { dump, outbox, policyXml, revision, startHarness, timerXml, type Harness } from './harness';
 
 /** Timers mirror policies (api.md §4): same answers, same auth and solution rules, the same revisions. */
 let h: Harness;
@@ -12,12 +12,6 @@ afterAll(async () => {
   await h.close();
 });
 
-const TIMER_NS = 'http://www.mydata-control.de/4.0/mydataLanguageTimer';
-const timerXml = (id: string, cron = '0 0 2 * * ?', action = `urn:action:${id.split(':')[2]}:cleanup`) =>
-  `<?xml version="1.0"?>
-<timer xmlns="${TIMER_NS}" xmlns:parameter="http://www.mydata-control.de/4.0/parameter" id="${id}" cron="${cron}" description="nightly">
-  <event action="${action}"><parameter:string name="scope" value="all"/></event>
-</timer>`;
 const enc = encodeURIComponent;
 const as = (auth = h.bearer()) => ({
   post: (path: string, xml?: string) => {

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { SCOPES } from '@custos/contracts';
-import { dump, policyXml, startHarness, type Harness } from './harness';
+import { dump, policyXml, startHarness, timerXml, type Harness } from './harness';
 
 let h: Harness;
 beforeAll(async () => {
@@ -10,9 +10,6 @@ afterAll(async () => {
   await h.close();
 });
 
-const TIMER_NS = 'http://www.mydata-control.de/4.0/mydataLanguageTimer';
-const timerXml = (id: string, cron = '0 0 2 * * ?') =>
-  `<timer xmlns="${TIMER_NS}" id="${id}" cron="${cron}">\n  <event action="urn:action:acme:cleanup"/>\n</timer>`;
 
 const validate = (kind: 'policy' | 'timer', xml: string, auth = h.bearer(), type = 'application/xml') =>
   request(h.app).post(`/ws/${kind}/validate`).set('Authorization', auth).set('Content-Type', type).send(xml);

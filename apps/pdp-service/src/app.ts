@@ -2,11 +2,16 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Express } from 'express';
 import { createServiceApp, type Logger, type TokenVerifier } from '@custos/service-kit';
 import type { DefaultDecision } from './config';
-import type { Decider } from './decision/decider';
+import { AUTHZEN_PATHS } from '@custos/contracts';
+import { Decider } from './decision/decider';
 import { SERVICE_NAME, type PdpMetrics } from './metrics';
 import { openapi } from './openapi';
 import type { FollowerStatus } from './policy-set/follower';
-import { createDecisionHandler, type PolicySource } from './routes/event';
+import { createAuthZenHandlers } from './routes/authzen';
+import { authzenMetadataRoute } from './routes/authzen-metadata';
+import type { PolicySource } from './routes/decision-request';
+import { createDecisionHandler } from './routes/event';
+import { EVENTS_PATH, createEventsHandler } from './routes/events';
 import { listExecutions, retryExecution, type ExecutionRouteDeps } from './routes/executions';
 import { replicaStatus, statusRoute } from './routes/status';
 
@@ -24,6 +29,8 @@ export interface AppDeps {
   minRevisionWaitMs?: number;
   /** Decides with the event history, PIPs and PXPs; without it, a decider without ports. */
   decider?: Decider;
+  /** The pdp's public base URL for the AuthZEN metadata (`PDP_PUBLIC_URL`); derived from each request when absent. */
+  publicUrl?: string;
   /** The stored PXP executes (`/executions`); the routes are absent without it. */
   executions?: Omit<ExecutionRouteDeps, 'verifier'>;
 }
@@ -35,12 +42,17 @@ export const DECISION_PATH = '/event';
 export const EXPLAIN_PATH = '/event/explain';
 
 /**
- * The pdp's HTTP surface. POST /event and POST /event/explain are answered on bare node:http
+ * The pdp's HTTP surface. The decision routes (POST /event, /event/explain, /events and the AuthZEN evaluations) are
+ * answered on bare node:http
  * (express costs about 6× a plain handler here, toolchain-notes.md); everything else, including
  * other methods on those paths (405), goes through the express app from service-kit.
  */
 export function createApp(deps: AppDeps): PdpListener {
-  const decisions = createDecisionHandler(deps);
+  // One decider for every decision route, so batches and single events share history, PIPs and PXPs.
+  const decider = deps.decider ?? new Decider({ defaultDecision: deps.defaultDecision, timeZone: deps.timeZone, logger: deps.logger });
+  const decisions = createDecisionHandler({ ...deps, decider });
+  const batch = createEventsHandler({ ...deps, decider });
+  const authzen = createAuthZenHandlers({ ...deps, decider });
   const current = () => replicaStatus(deps.replicaId, deps.policies.status(), deps.natsConnected());
 
   const service = createServiceApp({
@@ -56,6 +68,10 @@ export function createApp(deps: AppDeps): PdpListener {
   // Reached only for paths the fast path does not take literally (e.g. `/event/`); the same handler answers.
   service.route(DECISION_PATH, { post: (req, res) => decisions(req, res, false) });
   service.route(EXPLAIN_PATH, { post: (req, res) => decisions(req, res, true) });
+  service.route(EVENTS_PATH, { post: (req, res) => batch(req, res) });
+  service.route(AUTHZEN_PATHS.evaluation, { post: (req, res) => authzen.evaluation(req, res) });
+  service.route(AUTHZEN_PATHS.evaluations, { post: (req, res) => authzen.evaluations(req, res) });
+  service.route(AUTHZEN_PATHS.metadata, { get: authzenMetadataRoute(deps.publicUrl) });
   service.route('/status', { get: statusRoute(current) });
   if (deps.executions) {
     const executions = { ...deps.executions, verifier: deps.verifier };
@@ -71,6 +87,9 @@ export function createApp(deps: AppDeps): PdpListener {
       const path = query === -1 ? url : url.slice(0, query);
       if (path === DECISION_PATH) return void decisions(req, res, false);
       if (path === EXPLAIN_PATH) return void decisions(req, res, true);
+      if (path === EVENTS_PATH) return void batch(req, res);
+      if (path === AUTHZEN_PATHS.evaluation) return void authzen.evaluation(req, res);
+      if (path === AUTHZEN_PATHS.evaluations) return void authzen.evaluations(req, res);
     }
     app(req, res);
   };

@@ -127,17 +127,27 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     synchronousCommit: history.synchronousCommit,
     metrics: { failures: (op) => metrics.historyFailures.inc({ op }) },
   });
+  // A refused call is counted every time and logged once per URL: a policy asking it on every decision would
+  // otherwise fill the log with the same line (the PIP resolver says each one at debug level only).
+  const egressRefused = (call: 'pip' | 'pxp') => (url: URL, reason: string, first: boolean) => {
+    metrics.egressRefusals.inc({ call });
+    if (first) logger.warn({ url: `${url.protocol}//${url.host}${url.pathname}`, reason }, `${call} call refused by the egress policy (PDP_CALL_ALLOW); said once per url`);
+  };
   const pipTargets = new CallTargets({
     timeoutMs: config.pip.timeoutMs,
     maxConcurrency: config.pip.maxConcurrency,
     breakerFailures: config.pip.breakerFailures,
     breakerOpenMs: config.pip.breakerOpenMs,
+    egress: config.egress,
+    onEgressRefusal: egressRefused('pip'),
   });
   const pxpTargets = new CallTargets({
     timeoutMs: config.pxp.timeoutMs,
     maxConcurrency: config.pxp.maxConcurrency,
     breakerFailures: config.pxp.breakerFailures,
     breakerOpenMs: config.pxp.breakerOpenMs,
+    egress: config.egress,
+    onEgressRefusal: egressRefused('pxp'),
   });
   const pip = new HttpPipResolver({
     targets: pipTargets,
@@ -244,6 +254,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     defaultDecision: config.defaultDecision,
     timeZone: config.timeZone,
     decider,
+    ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     executions: { store: executions, wake: () => void pxp.poll() },
     ...(overrides.minRevisionWaitMs === undefined ? {} : { minRevisionWaitMs: overrides.minRevisionWaitMs }),
   });

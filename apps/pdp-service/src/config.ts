@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { ConfigError, readChoice, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
+import { ConfigError, EgressPolicy, readChoice, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
 
 export const DECISIONS = ['allow', 'inhibit'] as const;
 export type DefaultDecision = (typeof DECISIONS)[number];
@@ -25,6 +25,10 @@ export interface PdpConfig extends CommonConfig {
   timerLeaseMs: number;
   /** How often missed and abandoned ticks are looked for (`PDP_TIMER_CHECK_MS`). */
   timerCheckMs: number;
+  /** The base URL PEPs reach this pdp at (`PDP_PUBLIC_URL`), named by the AuthZEN metadata; from each request when unset. */
+  publicUrl: string | undefined;
+  /** Where PIP and PXP calls may go (`PDP_CALL_ALLOW`); read here so a malformed list stops the start. */
+  egress: EgressPolicy;
 }
 
 /** The event history in PostgreSQL (docs/api.md, "Event history"). */
@@ -115,7 +119,25 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     timerCatchUp: readChoice(env, 'PDP_TIMER_CATCH_UP', ['last', 'skip'] as const, 'last'),
     timerLeaseMs: readInteger(env, 'PDP_TIMER_LEASE_MS', 60_000, 100, 3_600_000),
     timerCheckMs: readInteger(env, 'PDP_TIMER_CHECK_MS', 10_000, 50, 3_600_000),
+    publicUrl: readPublicUrl(env),
+    egress: EgressPolicy.fromEnv(env),
   };
+}
+
+/** An http(s) URL without query or fragment (AuthZEN §9.1.1 wants https; plain http is for local stacks). */
+function readPublicUrl(env: Env): string | undefined {
+  const text = readOptional(env, 'PDP_PUBLIC_URL');
+  if (text === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new ConfigError(`PDP_PUBLIC_URL must be a URL, got \`${text}\``);
+  }
+  if ((url.protocol !== 'https:' && url.protocol !== 'http:') || url.search !== '' || url.hash !== '' || text.includes('?') || text.includes('#')) {
+    throw new ConfigError(`PDP_PUBLIC_URL must be an http(s) URL without query or fragment, got \`${text}\``);
+  }
+  return text.replace(/\/+$/, '');
 }
 
 /** The history secret must be long enough to be a key; short ones are a configuration mistake. */

@@ -15,10 +15,16 @@ export interface FollowerMetrics {
 export interface PdpMetrics extends ServiceMetrics, FollowerMetrics {
   decisions: Counter<'outcome'>;
   decisionDuration: Histogram;
+  /** POST /events and the AuthZEN evaluation routes: requests by route and outcome, their sizes and durations. */
+  batchRequests: Counter<'route' | 'outcome'>;
+  batchItems: Histogram<'route'>;
+  batchDuration: Histogram<'route'>;
   explains: Counter<'outcome'>;
   historyFailures: Counter<'op'>;
   historyRetentionDeleted: Counter<'kind'>;
   pipCalls: Counter<'outcome'>;
+  /** PIP and PXP calls the egress policy refused (PDP_CALL_ALLOW), by `call`: pip or pxp. */
+  egressRefusals: Counter<'call'>;
   pxpExecutions: Counter<'kind' | 'outcome'>;
   /** Stored executes pending and failed (counted every few polls, over every replica's executes). */
   pxpExecutionsStored: Gauge<'state'>;
@@ -32,7 +38,8 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
     ...base,
     decisions: new Counter({
       name: 'decisions_total',
-      help: 'POST /event requests by outcome (allow, inhibit, rejected = 4xx, unavailable = 503, error = 500)',
+      help:
+        'Decisions by outcome: POST /event requests (allow, inhibit, rejected = 4xx, unavailable = 503, error = 500), and each decided item of POST /events and the AuthZEN routes (allow, inhibit)',
       labelNames: ['outcome'],
       registers,
     }),
@@ -40,6 +47,26 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
       name: 'decision_duration_seconds',
       help: 'Time from request to written decision of POST /event (successful decisions only)',
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 2.5],
+      registers,
+    }),
+    batchRequests: new Counter({
+      name: 'batch_requests_total',
+      help: 'POST /events, /access/v1/evaluation and /access/v1/evaluations requests by route and outcome (ok, rejected = 4xx, unavailable = 503, error = 500)',
+      labelNames: ['route', 'outcome'],
+      registers,
+    }),
+    batchItems: new Histogram({
+      name: 'batch_items',
+      help: 'Items decided per successful batch request, by route (fewer than sent when an AuthZEN semantic stopped early)',
+      labelNames: ['route'],
+      buckets: [1, 2, 5, 10, 20, 50, 100],
+      registers,
+    }),
+    batchDuration: new Histogram({
+      name: 'batch_duration_seconds',
+      help: 'Time from request to written answer of successful batch requests, by route',
+      labelNames: ['route'],
+      buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers,
     }),
     explains: new Counter({
@@ -62,8 +89,14 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
     }),
     pipCalls: new Counter({
       name: 'pip_calls_total',
-      help: 'PIP answers by outcome (answered, cached, failed, refused = circuit open or too many in flight, unregistered)',
+      help: 'PIP answers by outcome (answered, cached, failed, refused = circuit open, too many in flight or egress policy, unregistered)',
       labelNames: ['outcome'],
+      registers,
+    }),
+    egressRefusals: new Counter({
+      name: 'egress_refusals_total',
+      help: 'PIP and PXP calls the egress policy refused (an address not public and not in PDP_CALL_ALLOW, user information in the url), by call (pip, pxp)',
+      labelNames: ['call'],
       registers,
     }),
     pxpExecutions: new Counter({

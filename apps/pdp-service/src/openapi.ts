@@ -1,6 +1,16 @@
 import {
+  AUTHZEN_PATHS,
   HEADERS,
+  MAX_BATCH_BYTES,
+  MAX_BATCH_ITEMS,
   MIN_REVISION_WAIT_MS,
+  accessEvaluationRequestSchema,
+  accessEvaluationsRequestSchema,
+  accessEvaluationsResponseSchema,
+  authzenDecisionSchema,
+  decisionBatchSchema,
+  eventBatchSchema,
+  pdpMetadataSchema,
   answeredValueSchema,
   authorizationDecisionSchema,
   eventSchema,
@@ -15,19 +25,23 @@ const problem = (description: string) => ({
   content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
 });
 
+const policyRevisionHeader = { description: 'revision of the policy set that decided', schema: { type: 'integer', minimum: 0 } };
+
 const revisionHeader = {
-  [HEADERS.policyRevision]: { description: 'revision of the policy set that decided', schema: { type: 'integer', minimum: 0 } },
+  [HEADERS.policyRevision]: policyRevisionHeader,
   [HEADERS.requestId]: { description: 'the request id (echoed when the client sent a safe one)', schema: { type: 'string' } },
 };
 
+const minRevisionParameter = {
+  name: HEADERS.minPolicyRevision,
+  in: 'header',
+  required: false,
+  description: `answer only once this revision is active; waits up to ${MIN_REVISION_WAIT_MS} ms, then 503 \`policy_revision_unavailable\``,
+  schema: { type: 'integer', minimum: 0 },
+};
+
 const decisionParameters = [
-  {
-    name: HEADERS.minPolicyRevision,
-    in: 'header',
-    required: false,
-    description: `answer only once this revision is active; waits up to ${MIN_REVISION_WAIT_MS} ms, then 503 \`policy_revision_unavailable\``,
-    schema: { type: 'integer', minimum: 0 },
-  },
+  minRevisionParameter,
   {
     name: HEADERS.requestId,
     in: 'header',
@@ -48,6 +62,33 @@ const decisionErrors = {
   '503': problem(
     'no policy set is active yet (`service_unavailable`), the demanded `Min-Policy-Revision` did not arrive in time (`policy_revision_unavailable`), or the signing keys cannot be fetched; `Retry-After` says when to try again',
   ),
+};
+
+const MIB = 1024 * 1024;
+
+/** The errors of the batch routes: those of POST /event, with the larger body and the item bound. */
+const batchErrors = (invalid: string) => ({
+  ...decisionErrors,
+  '400': problem(`malformed JSON (\`malformed_json\`), or ${invalid}, each problem with its path; nothing is decided`),
+  '403': problem('the token lacks `event:decide`, or does not grant the solution of one of the actions (`insufficient_scope`); nothing is decided'),
+  '413': problem(`the body exceeds ${MAX_BATCH_BYTES / MIB} MiB, or carries more than ${MAX_BATCH_ITEMS} items (\`payload_too_large\`)`),
+});
+
+const authzenNote =
+  'AuthZEN Authorization API 1.0 (final). Errors are problem+json objects whose `detail` is the error message (§10.1.2 asks for a message, §10.1.1 for an object). ' +
+  'An `X-Request-ID` sent is answered unchanged (§10.1.3). Every evaluation is mapped onto a Custos event (docs/api.md, "AuthZEN"): ' +
+  '`action.name` → `urn:action:<solution>:<name>` (a bare name needs a token of exactly one solution; otherwise send the whole URN), ' +
+  '`subject`, `resource`, `action`, `context` → complex parameters of those names; `decision` is true iff the event is allowed (and, with ' +
+  '`options.custos_modifiers_supported: false`, carries no modifiers); `context` carries `decision_id`, `policy_revision`, `modifiers`, `delay_ms`.';
+
+const authzenParameters = [
+  minRevisionParameter,
+  { name: 'X-Request-ID', in: 'header', required: false, description: 'any request identifier; answered unchanged', schema: { type: 'string' } },
+];
+
+const authzenHeaders = {
+  [HEADERS.policyRevision]: policyRevisionHeader,
+  'X-Request-ID': { description: 'the `X-Request-ID` sent, unchanged; one made up otherwise', schema: { type: 'string' } },
 };
 
 const decisionRequestBody = {
@@ -76,6 +117,7 @@ export const openapi = {
   servers: [{ url: '/' }],
   tags: [
     { name: 'decisions', description: 'what enforcement points ask (scope `event:decide`)' },
+    { name: 'authzen', description: 'the OpenID AuthZEN Authorization API 1.0 (scope `event:decide`; the metadata is public)' },
     { name: 'operations', description: 'status, health, metrics, documentation' },
   ],
   security: [],
@@ -120,6 +162,70 @@ export const openapi = {
             content: { 'application/json': { schema: { $ref: '#/components/schemas/ExplainedDecision' } } },
           },
           ...decisionErrors,
+        },
+      },
+    },
+    '/events': {
+      post: {
+        operationId: 'decideBatch',
+        summary: 'Decide several events in one request',
+        description:
+          `Each event is decided exactly as POST /event would decide it, one after another in the order given (a history-using event is recorded before the next is decided), all against the same policy revision; the decisions come back in the same order. At most ${MAX_BATCH_ITEMS} events and ${MAX_BATCH_BYTES / MIB} MiB. ` +
+          'The whole batch is checked first: one invalid event, or one of a foreign solution, and nothing is decided or recorded. Every decision has its own id and decision log line; executes are stored before the answer.',
+        security: [{ bearer: ['event:decide'] }],
+        parameters: decisionParameters,
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/EventBatch' } } } },
+        responses: {
+          '200': { description: 'the decisions, in the order of the events', headers: revisionHeader, content: { 'application/json': { schema: { $ref: '#/components/schemas/DecisionBatch' } } } },
+          ...batchErrors('an event that breaks the schema or repeats a parameter name (`invalid_event`, at `events[i].…`)'),
+        },
+      },
+    },
+    [AUTHZEN_PATHS.evaluation]: {
+      post: {
+        operationId: 'authzenEvaluation',
+        summary: 'AuthZEN Access Evaluation (§6)',
+        description: `One evaluation, decided as POST /event decides its event. ${authzenNote}`,
+        security: [{ bearer: ['event:decide'] }],
+        parameters: authzenParameters,
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/AccessEvaluationRequest' } } } },
+        responses: {
+          '200': { description: 'the decision', headers: authzenHeaders, content: { 'application/json': { schema: { $ref: '#/components/schemas/AuthZenDecision' } } } },
+          ...decisionErrors,
+          '400': problem('malformed JSON, a missing or mistyped `subject`, `action` or `resource`, or an action name that maps onto no action URN (`invalid_request`, with paths)'),
+        },
+      },
+    },
+    [AUTHZEN_PATHS.evaluations]: {
+      post: {
+        operationId: 'authzenEvaluations',
+        summary: 'AuthZEN Access Evaluations (§7)',
+        description:
+          `Several evaluations, the top-level \`subject\`, \`action\`, \`resource\` and \`context\` being defaults an entry's own replace (§7.1.1); decided in order against one policy revision; \`options.evaluations_semantic\` \`execute_all\` (default), \`deny_on_first_deny\` or \`permit_on_first_permit\` (§7.1.2.1: the answer ends with the decision that stopped it, later entries are not decided). ` +
+          `Without \`evaluations\` (or with an empty array) the answer is a single decision. At most ${MAX_BATCH_ITEMS} evaluations and ${MAX_BATCH_BYTES / MIB} MiB. ${authzenNote}`,
+        security: [{ bearer: ['event:decide'] }],
+        parameters: authzenParameters,
+        requestBody: { required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/AccessEvaluationsRequest' } } } },
+        responses: {
+          '200': {
+            description: 'one decision per evaluation, in order (or a single decision without `evaluations`)',
+            headers: authzenHeaders,
+            content: { 'application/json': { schema: { oneOf: [{ $ref: '#/components/schemas/AccessEvaluationsResponse' }, { $ref: '#/components/schemas/AuthZenDecision' }] } } },
+          },
+          ...batchErrors('an evaluation with a mistyped entity, one that lacks `subject`, `action` or `resource` here and as a default, or an action name that maps onto no action URN (`invalid_request`, at `evaluations[i].…`)'),
+        },
+      },
+    },
+    [AUTHZEN_PATHS.metadata]: {
+      get: {
+        operationId: 'authzenMetadata',
+        summary: 'AuthZEN PDP metadata (§9)',
+        description:
+          'Where the AuthZEN endpoints are; no token needed. `policy_decision_point` is `PDP_PUBLIC_URL`, or else the scheme (`X-Forwarded-Proto`) and `Host` the request reached. No search endpoints are offered.',
+        responses: {
+          '200': plain('the metadata (`Cache-Control: public, max-age=300`)', 'application/json', { $ref: '#/components/schemas/PdpMetadata' }),
+          '400': problem('a `Host` header that is not a host name (`invalid_request`), when `PDP_PUBLIC_URL` is not set'),
+          '405': problem('any method other than GET or HEAD'),
         },
       },
     },
@@ -198,6 +304,7 @@ export const openapi = {
         summary: 'Prometheus metrics',
         description:
           'Besides process and HTTP metrics: `decisions_total{outcome}`, `decision_duration_seconds`, `explains_total{outcome}`, ' +
+          '`batch_requests_total{route,outcome}`, `batch_items{route}`, `batch_duration_seconds{route}`, ' +
           '`policy_revision`, `policy_compile_failures_total{source}`, `resyncs_total{reason}`.',
         responses: { '200': plain('metrics in the Prometheus text format', 'text/plain') },
       },
@@ -208,7 +315,7 @@ export const openapi = {
     '/docs': {
       get: { operationId: 'docs', summary: 'Human-readable API documentation', responses: { '200': plain('an HTML page', 'text/html') } },
     },
-  } as const, (path) => (path.startsWith('/event') ? 'decisions' : 'operations')),
+  } as const, (path) => (path.startsWith('/event') ? 'decisions' : path.startsWith('/access/') || path === AUTHZEN_PATHS.metadata ? 'authzen' : 'operations')),
   components: {
     securitySchemes: {
       bearer: {
@@ -238,6 +345,13 @@ export const openapi = {
         },
       },
       Event: eventSchema,
+      EventBatch: eventBatchSchema,
+      DecisionBatch: decisionBatchSchema,
+      AccessEvaluationRequest: accessEvaluationRequestSchema,
+      AccessEvaluationsRequest: accessEvaluationsRequestSchema,
+      AuthZenDecision: authzenDecisionSchema,
+      AccessEvaluationsResponse: accessEvaluationsResponseSchema,
+      PdpMetadata: pdpMetadataSchema,
       ParameterValue: answeredValueSchema,
       NamedParameter: {
         type: 'object',

@@ -563,7 +563,7 @@ describe('pdp-service over real NATS', () => {
       });
 
       it('404 for unknown routes', async () => {
-        expectProblem(await request(stack.server).post('/events').set('Authorization', `Bearer ${token}`).send(event()), 404, 'not_found');
+        expectProblem(await request(stack.server).post('/eventz').set('Authorization', `Bearer ${token}`).send(event()), 404, 'not_found');
         expectProblem(await request(stack.server).get('/nothing'), 404, 'not_found');
       });
 
@@ -579,7 +579,22 @@ describe('pdp-service over real NATS', () => {
       expect(response.status).toBe(200);
       expect(response.body.openapi).toBe('3.1.0');
       expect(Object.keys(response.body.paths).sort()).toEqual(
-        ['/docs', '/event', '/event/explain', '/executions', '/executions/{id}/retry', '/health/live', '/health/ready', '/metrics', '/openapi.json', '/status'].sort(),
+        [
+          '/docs',
+          '/event',
+          '/event/explain',
+          '/events',
+          '/access/v1/evaluation',
+          '/access/v1/evaluations',
+          '/.well-known/authzen-configuration',
+          '/executions',
+          '/executions/{id}/retry',
+          '/health/live',
+          '/health/ready',
+          '/metrics',
+          '/openapi.json',
+          '/status',
+        ].sort(),
       );
       expect(Object.keys(response.body.paths['/event'])).toEqual(['post']);
       const docs = await request(stack.server).get('/docs');

@@ -31,6 +31,12 @@ describe('readPdpConfig', () => {
     expect(readPdpConfig({ PDP_PORT: '9091' }, 'box').replicaId).toBe('box:9091');
   });
 
+  it('reads PDP_CALL_ALLOW into the egress policy the calls use (public addresses only without it)', () => {
+    const private10 = { family: 'ipv4', text: '10.1.2.3' } as const;
+    expect(readPdpConfig({}, 'box').egress.refusal('10.1.2.3', private10, 9000)).toMatch(/not a public address/);
+    expect(readPdpConfig({ PDP_CALL_ALLOW: ' 10.0.0.0/8 , pip.internal:9000' }, 'box').egress.refusal('10.1.2.3', private10, 9000)).toBeUndefined();
+  });
+
   it.each([
     [{ PDP_PORT: 'eighty' }, /PDP_PORT must be an integer/],
     [{ PDP_PORT: '70000' }, /PDP_PORT must be between/],
@@ -105,7 +111,20 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
     [{ PDP_TIMER_CATCH_UP: 'all' }, /PDP_TIMER_CATCH_UP must be one of `last`, `skip`/],
     [{ PDP_PXP_LEASE_MS: '10' }, /PDP_PXP_LEASE_MS must be between/],
     [{ PDP_HISTORY_SYNC_COMMIT: 'maybe' }, /PDP_HISTORY_SYNC_COMMIT must be one of/],
+    [{ PDP_PUBLIC_URL: 'pdp.example.com' }, /PDP_PUBLIC_URL must be a URL/],
+    [{ PDP_PUBLIC_URL: 'ftp://pdp.example.com' }, /PDP_PUBLIC_URL must be an http\(s\) URL without query or fragment/],
+    [{ PDP_PUBLIC_URL: 'https://pdp.example.com/?tenant=1' }, /without query or fragment/],
+    [{ PDP_PUBLIC_URL: 'https://pdp.example.com/#top' }, /without query or fragment/],
+    [{ PDP_CALL_ALLOW: '10.0.0.0/8, 300.1.2.3/8' }, /PDP_CALL_ALLOW: `300\.1\.2\.3\/8` is not a CIDR/],
+    [{ PDP_CALL_ALLOW: 'pip.internal:99999' }, /PDP_CALL_ALLOW: `pip\.internal:99999` has no valid port/],
   ])('refuses %j', (env, message) => {
+    expect(() => readPdpConfig(env, 'box')).toThrow(ConfigError);
     expect(() => readPdpConfig(env, 'box')).toThrow(message);
+  });
+
+  it('reads the public URL for the AuthZEN metadata, without a trailing slash; unset by default', () => {
+    expect(readPdpConfig({}, 'box').publicUrl).toBeUndefined();
+    expect(readPdpConfig({ PDP_PUBLIC_URL: 'https://pdp.example.com/' }, 'box').publicUrl).toBe('https://pdp.example.com');
+    expect(readPdpConfig({ PDP_PUBLIC_URL: 'https://pdp.example.com/tenant1' }, 'box').publicUrl).toBe('https://pdp.example.com/tenant1');
   });
 });

@@ -1,6 +1,19 @@
 import Ajv from 'ajv';
 import request from 'supertest';
-import { answeredValueSchema, authorizationDecisionSchema, eventSchema, modifierSchema, problemSchema } from '@custos/contracts';
+import {
+  accessEvaluationRequestSchema,
+  accessEvaluationsRequestSchema,
+  accessEvaluationsResponseSchema,
+  answeredValueSchema,
+  authorizationDecisionSchema,
+  authzenDecisionSchema,
+  decisionBatchSchema,
+  eventBatchSchema,
+  eventSchema,
+  modifierSchema,
+  pdpMetadataSchema,
+  problemSchema,
+} from '@custos/contracts';
 import { TestAuthority, documentedOperations, servedOperations } from '@custos/test-kit';
 import { DECISION_PATH, EXPLAIN_PATH, type PdpListener } from '../src/app';
 import { openapi } from '../src/openapi';
@@ -48,6 +61,13 @@ describe('the OpenAPI document of pdp-service', () => {
     expect(schemas.Modifier).toBe(modifierSchema);
     expect(schemas.ParameterValue).toBe(answeredValueSchema);
     expect(schemas.Problem).toBe(problemSchema);
+    expect(schemas.EventBatch).toBe(eventBatchSchema);
+    expect(schemas.DecisionBatch).toBe(decisionBatchSchema);
+    expect(schemas.AccessEvaluationRequest).toBe(accessEvaluationRequestSchema);
+    expect(schemas.AccessEvaluationsRequest).toBe(accessEvaluationsRequestSchema);
+    expect(schemas.AuthZenDecision).toBe(authzenDecisionSchema);
+    expect(schemas.AccessEvaluationsResponse).toBe(accessEvaluationsResponseSchema);
+    expect(schemas.PdpMetadata).toBe(pdpMetadataSchema);
     expect(schemas.ExplainedDecision.properties.modifiers).toBe(authorizationDecisionSchema.properties.modifiers);
   });
 
@@ -75,5 +95,30 @@ describe('the OpenAPI document of pdp-service', () => {
     expect(rejected.status).toBe(400);
     const problemValid = validatorOf('Problem');
     expect(problemValid(rejected.body)).toBe(true);
+  });
+
+  it('describes the batch and AuthZEN answers and the metadata', async () => {
+    await pdp.deploy('urn:policy:acme:mask', maskingPolicy('urn:policy:acme:mask', 'urn:action:acme:show'));
+    const post = (path: string, body: unknown) => request(pdp.server).post(path).set('Authorization', `Bearer ${token}`).send(body as object);
+    const valid = (name: keyof typeof openapi.components.schemas, body: unknown) => {
+      const validate = validatorOf(name);
+      return { valid: validate(body), errors: validate.errors };
+    };
+
+    const batch = await post('/events', { events: [wireEvent('show', { user: { name: { firstName: 'Ann' } }, amount: 1234 }), wireEvent('show', { amount: 1000 })] });
+    expect(batch.status).toBe(200);
+    expect(valid('DecisionBatch', batch.body)).toEqual({ valid: true, errors: null });
+
+    const ask = { subject: { type: 'user', id: 'u1' }, action: { name: 'show' }, resource: { type: 'record', id: 'r1' } };
+    const single = await post('/access/v1/evaluation', ask);
+    expect(single.status).toBe(200);
+    expect(valid('AuthZenDecision', single.body)).toEqual({ valid: true, errors: null });
+    const several = await post('/access/v1/evaluations', { ...ask, evaluations: [{}, { action: { name: 'other' } }], options: { custos_modifiers_supported: false } });
+    expect(several.status).toBe(200);
+    expect(valid('AccessEvaluationsResponse', several.body)).toEqual({ valid: true, errors: null });
+    expect(valid('AuthZenDecision', { decision: 'yes' }).valid).toBe(false);
+
+    const metadata = await request(pdp.server).get('/.well-known/authzen-configuration');
+    expect(valid('PdpMetadata', metadata.body)).toEqual({ valid: true, errors: null });
   });
 });

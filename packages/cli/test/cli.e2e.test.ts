@@ -39,7 +39,7 @@ describe('custos policy check', () => {
   it('accepts the example policies and timer', () => {
     const run = custos(['policy', 'check', 'examples']);
     expect(run.status).toBe(0);
-    expect(run.stdout.trim()).toBe('4 files checked, 0 invalid, 0 problems');
+    expect(run.stdout.trim()).toBe('5 files checked, 0 invalid, 0 problems');
   });
 
   it('lists every problem as path:line:column: message and answers 1', () => {
@@ -52,7 +52,7 @@ describe('custos policy check', () => {
     const lines = run.stdout.trim().split('\n');
     const allowLine = readFileSync(policy, 'utf8').split('\n').findIndex((line) => line.includes('<allow/><inhibit/>')) + 1;
     expect(lines).toContain(`${policy}:${allowLine}:15: \`allow\` and \`inhibit\` cannot be combined in one decision`);
-    expect(lastLine(run.stdout)).toBe('4 files checked, 1 invalid, 1 problem');
+    expect(lastLine(run.stdout)).toBe('5 files checked, 1 invalid, 1 problem');
   });
 
   it('reports an id used twice in one run, as pap would refuse the second', () => {
@@ -93,15 +93,15 @@ describe('custos policy test', () => {
     const run = custos(['policy', 'test', 'examples']);
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
-    expect(run.stdout.split('\n')).toContain('12 passed, 0 failed');
-    expect(lastLine(run.stdout)).toBe('12 passed, 0 failed');
+    expect(run.stdout.split('\n')).toContain('17 passed, 0 failed');
+    expect(lastLine(run.stdout)).toBe('17 passed, 0 failed');
     expect(run.stdout).toContain('  ok    the fourth export of the day is refused and security is told');
   });
 
   it('searches the current directory when no path is given', () => {
     const run = custos(['policy', 'test'], { cwd: path.join(EXAMPLES, 'tests') });
     expect(run.status).toBe(0);
-    expect(lastLine(run.stdout)).toBe('12 passed, 0 failed');
+    expect(lastLine(run.stdout)).toBe('17 passed, 0 failed');
   });
 
   it('fails a broken copy with 1 and shows what differs', () => {
@@ -110,7 +110,7 @@ describe('custos policy test', () => {
     edit(path.join(directory, 'policies', 'export-limit.xml'), '<constant:number value="3"/>', '<constant:number value="4"/>');
     const run = custos(['policy', 'test', directory]);
     expect(run.status).toBe(1);
-    expect(lastLine(run.stdout)).toBe('11 passed, 1 failed');
+    expect(lastLine(run.stdout)).toBe('16 passed, 1 failed');
     const testFile = path.join(directory, 'tests', 'export-limit.test.yaml');
     expect(run.stdout).toContain(`  FAIL  the fourth export of the day is refused and security is told (${testFile}:30)`);
     expect(run.stdout).toContain('        expect.allowed: expected false, got true');
@@ -138,7 +138,7 @@ describe('custos policy test', () => {
     const file = path.join(directory, 'tests', 'payroll.test.yaml');
     expect(run.stdout).toContain(`${file}: cannot run, the test file or a policy it names is invalid`);
     expect(run.stdout).toMatch(new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}:\\d+:\\d+: tests\\[0\\]\\.expect\\.allowed: must be true or false, found the string \`maybe\``));
-    expect(lastLine(run.stdout)).toBe('8 passed, 0 failed');
+    expect(lastLine(run.stdout)).toBe('13 passed, 0 failed');
   });
 
   it('answers 2 with file:line:column of a problem in a policy a test file names', () => {
@@ -167,11 +167,11 @@ describe('custos policy test', () => {
     expect(run.status).toBe(0);
     const policy = path.join(directory, 'policies', 'mask-salary.xml');
     const elseLine = readFileSync(policy, 'utf8').split('\n').findIndex((line) => line.includes('<else>')) + 1;
-    expect(run.stdout).toContain('coverage: 6 of 7 branches reached');
+    expect(run.stdout).toContain('coverage: 11 of 12 branches reached');
     expect(run.stdout).toContain(`  urn:policy:acme:mask-salary (${policy}): 2/3`);
     expect(run.stdout).toContain(`    ${policy}:${elseLine}:5: mechanism 0 (\`urn:action:acme:show-employee\`): \`else\` never reached`);
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toContain('<testsuites name="custos policy test" tests="11" failures="0" errors="0"');
+    expect(xml).toContain('<testsuites name="custos policy test" tests="16" failures="0" errors="0"');
     expect(xml).toContain(`<testsuite name="${path.join(directory, 'tests', 'export-limit.test.yaml')}" tests="4" failures="0" errors="0"`);
   });
 
@@ -181,7 +181,7 @@ describe('custos policy test', () => {
     const junit = path.join(temporaryDirectory(), 'report.xml');
     expect(custos(['policy', 'test', directory, '--junit', junit]).status).toBe(1);
     const xml = readFileSync(junit, 'utf8');
-    expect(xml).toContain('tests="12" failures="1" errors="0"');
+    expect(xml).toContain('tests="17" failures="1" errors="0"');
     expect(xml).toContain('<failure message="expect.allowed: expected false, got true">expect.allowed: expected false, got true');
   });
 

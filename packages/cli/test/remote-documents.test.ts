@@ -146,6 +146,22 @@ describe('policy, timer and component commands', () => {
     expect(await cli('component', 'register', bad)).toMatchObject({ code: 1, err: `${bad}:2:3: unexpected token \`}\`\n` });
   });
 
+  it("prints pap's warnings about a registered component on stderr, located by path", async () => {
+    reply = {
+      json: true,
+      headers: {
+        'Custos-Warning': '"a pdp with the default egress policy does not call this url: `10.0.0.1` is not public";code="egress_refused_by_default";path="urls[1]", "second";code="x"',
+      },
+    };
+    const name = await file('c.json', '{ "id": { "componentType": "PIP", "identifier": "urn:component:acme:pip:hr" } }');
+    const run = await cli('component', 'register', name);
+    expect(run).toMatchObject({
+      code: 0,
+      out: 'registered urn:component:acme:pip:hr\n',
+      err: `warning: ${name}: urls[1]: a pdp with the default egress policy does not call this url: \`10.0.0.1\` is not public\nwarning: ${name}: second\n`,
+    });
+  });
+
   it('shows and lists components', async () => {
     const component = { id: { componentType: 'PEP', identifier: 'urn:component:acme:pep:web' }, urls: ['http://a', 'http://b'] };
     reply = { json: component };

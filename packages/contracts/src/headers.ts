@@ -2,6 +2,8 @@ export const HEADERS = {
   policyRevision: 'Policy-Revision',
   minPolicyRevision: 'Min-Policy-Revision',
   requestId: 'X-Request-Id',
+  /** A warning on a successful answer (warnings.ts). */
+  warning: 'Custos-Warning',
 } as const;
 
 /** How long a pdp waits for a demanded revision before answering 503 (api.md §3). */

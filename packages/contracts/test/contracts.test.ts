@@ -1,4 +1,4 @@
-import { parseComponentUrn, parseUrn, policySubjects, problemType, ALL_SCOPES, SCOPES } from '@custos/contracts';
+import { formatWarning, parseComponentUrn, parseUrn, parseWarnings, policySubjects, problemType, ALL_SCOPES, SCOPES, WARNING_CODES } from '@custos/contracts';
 
 describe('URNs', () => {
   it('splits a policy URN into solution and name', () => {
@@ -49,5 +49,21 @@ describe('scopes and problems', () => {
 
   it('names problem types by code', () => {
     expect(problemType('not_found')).toBe('urn:custos:problem:not_found');
+  });
+});
+
+describe('warnings (Custos-Warning)', () => {
+  it('round-trip through the header, several lines joined as fetch joins them, quotes and backslashes escaped', () => {
+    const first = { code: WARNING_CODES.egressRefusedByDefault, message: 'a "quoted" \\ back, slash', path: 'urls[0]' };
+    const second = { code: 'other', message: 'no path; a semicolon' };
+    const joined = [formatWarning(first), formatWarning(second)].join(', ');
+    expect(joined).toBe('"a \\"quoted\\" \\\\ back, slash";code="egress_refused_by_default";path="urls[0]", "no path; a semicolon";code="other"');
+    expect(parseWarnings(joined)).toEqual([first, second]);
+  });
+
+  it('keep header values printable ASCII, and skip members a client does not understand', () => {
+    expect(formatWarning({ code: 'x', message: 'caf\u00e9\nline' })).toBe('"caf??line";code="x"');
+    expect(parseWarnings('token, "no code";path="a", "kept";code="c";future="1"')).toEqual([{ code: 'c', message: 'kept' }]);
+    expect(parseWarnings(null)).toEqual([]);
   });
 });

@@ -1,10 +1,19 @@
-import { ERROR_CODES, HEADERS, type Event } from '@custos/contracts';
+import { ERROR_CODES, HEADERS, type AccessEvaluationRequest, type AccessEvaluationsRequest, type Event } from '@custos/contracts';
 import { applyModifiers } from './apply-modifiers';
 import { Deadline } from './deadline';
+import {
+  evaluationBody,
+  evaluationsBody,
+  readAuthZenDecision,
+  readAuthZenEvaluations,
+  type AuthZenResult,
+  type AuthZenResults,
+} from './authzen';
+import { batchBody, readDecisionBatch } from './batch';
 import { readDecision, type Decision } from './decision';
 import {
   AuthenticationError,
-  type CustosError,
+  CustosError,
   DecisionDeniedError,
   DecisionTimeoutError,
   TransportError,
@@ -44,6 +53,12 @@ export interface Enforcement {
   failedOpen?: TransportError | DecisionTimeoutError;
 }
 
+/** One item of `enforceAll`: released (as `enforce` resolves) or refused (as `enforce` rejects), on its own. */
+export type ItemEnforcement = (Enforcement & { released: true }) | { released: false; decision: Decision; error: CustosError };
+
+/** Turns a 200 answer (its text and `Policy-Revision` header) into what the call resolves with, or throws. */
+type AnswerReader<T> = (text: string, revisionHeader: string | null) => T;
+
 /**
  * Problem codes the pdp answers before it looks at the event (not ready yet, a demanded revision not there yet,
  * signing keys not fetchable): nothing was recorded, so the request may be sent again.
@@ -75,13 +90,93 @@ export class CustosClient {
 
   /** Asks the pdp and returns its decision, allowed or not; rejects only when there is no usable answer. */
   async decide(event: Event, options: DecideOptions = {}): Promise<Decision> {
+    const decision = await this.call(this.options.urls.event, JSON.stringify(event), options, readDecision);
+    this.noteRevision(decision.policyRevision);
+    return decision;
+  }
+
+  /**
+   * Asks for several decisions in one request (`POST /events`): one decision per event, in the order of the
+   * events, each decided as `decide` would decide it (history-using events recorded in that order). At most
+   * `MAX_BATCH_ITEMS` events; an empty list resolves with an empty list without asking.
+   */
+  async decideAll(events: readonly Event[], options: DecideOptions = {}): Promise<Decision[]> {
+    const body = batchBody(events);
+    if (events.length === 0) return [];
+    const decisions = await this.call(this.options.urls.events, body, options, (text, revision) => readDecisionBatch(text, revision, events.length));
+    this.noteRevision(decisions[0]?.policyRevision);
+    return decisions;
+  }
+
+  /**
+   * Asks and enforces several events in one request, each on its own and failing closed on its own: an item is
+   * `released` with its modified copy only when its decision allowed it and every modifier was applied; a
+   * denial, or a modifier that cannot be applied, refuses that item alone. Resolves after the longest delay of
+   * all decisions (with `applyDelay`), so no item is released before its own delay. When there is no usable
+   * answer at all the promise rejects, as `enforce` does (or, with `failClosed: false` and Custos unreachable,
+   * every item is released unchanged with `failedOpen`).
+   */
+  async enforceAll(events: readonly Event[], options: EnforceOptions = {}): Promise<ItemEnforcement[]> {
+    const applyDelay = options.applyDelay ?? true;
+    const copies = events.map((event) => jsonCopy(event));
+    let decisions: Decision[];
+    try {
+      decisions = await this.decideAll(copies, options);
+    } catch (error) {
+      if (!this.options.failClosed && (error instanceof TransportError || error instanceof DecisionTimeoutError)) {
+        return copies.map((event) => ({ released: true, event, decision: null, delayMs: 0, delayApplied: true, failedOpen: error }));
+      }
+      throw error;
+    }
+    const longest = Math.max(0, ...decisions.map((decision) => decision.delay));
+    const items = decisions.map((decision, index): ItemEnforcement => {
+      const event = copies[index] as Event;
+      if (!decision.eventAllowed) return { released: false, decision, error: new DecisionDeniedError(decision) };
+      try {
+        applyModifiers(event, decision.modifiers, decision);
+      } catch (error) {
+        if (error instanceof CustosError) return { released: false, decision, error };
+        throw error;
+      }
+      return { released: true, event, decision, delayMs: decision.delay, delayApplied: applyDelay || decision.delay === 0 };
+    });
+    if (applyDelay && longest > 0) await this.options.sleep(longest);
+    return items;
+  }
+
+  /**
+   * OpenID AuthZEN Access Evaluation (`POST /access/v1/evaluation`): the spec's `{ decision, context }`, with
+   * Custos' context (decision id, revision, modifiers, delay) typed. `decision` true means allowed and, when the
+   * request said `custos_modifiers_supported: false`, that nothing has to be modified; a PEP that applies
+   * modifiers uses `applyAuthZenModifiers` before releasing anything.
+   */
+  async evaluation(request: AccessEvaluationRequest, options: DecideOptions = {}): Promise<AuthZenResult> {
+    const result = await this.call(this.options.urls.evaluation, evaluationBody(request), options, readAuthZenDecision);
+    this.noteRevision(result.context.policy_revision);
+    return result;
+  }
+
+  /**
+   * OpenID AuthZEN Access Evaluations (`POST /access/v1/evaluations`): top-level `subject`, `action`,
+   * `resource` and `context` are defaults each entry of `evaluations` may replace; `options.evaluations_semantic`
+   * may stop at the first deny or permit, and then fewer decisions come back. At most `MAX_BATCH_ITEMS`.
+   */
+  async evaluations(request: AccessEvaluationsRequest, options: DecideOptions = {}): Promise<AuthZenResults> {
+    const { body, count, complete } = evaluationsBody(request);
+    const results = await this.call(this.options.urls.evaluations, body, options, (text) => readAuthZenEvaluations(text, count, complete));
+    this.noteRevision(results.evaluations[0]?.context.policy_revision);
+    return results;
+  }
+
+  /** One decision request within the call's timeout; the deadline's own error becomes a DecisionTimeoutError. */
+  private async call<T>(url: string, body: string, options: DecideOptions, read: AnswerReader<T>): Promise<T> {
     const timeoutMs = options.timeoutMs ?? this.options.timeoutMs;
     if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) throw new TypeError('`timeoutMs` must be a positive number');
-    const body = JSON.stringify(event);
+    const minRevision = this.minRevisionFor(options);
     const deadline = new Deadline(timeoutMs);
     const failures: unknown[] = [];
     try {
-      return await this.ask(body, this.minRevisionFor(options), deadline, failures);
+      return await this.ask(url, body, minRevision, deadline, failures, read);
     } catch (error) {
       if (error === deadline.reason) throw new DecisionTimeoutError(timeoutMs, { cause: failures.at(-1) ?? error });
       throw error;
@@ -136,8 +231,8 @@ export class CustosClient {
    * after a 503 the pdp sends before deciding. A request that may have reached the pdp's decision is never
    * repeated: the pdp may have recorded it in the event history, where a copy would count twice.
    */
-  private async ask(body: string, minRevision: number | undefined, deadline: Deadline, failures: unknown[]): Promise<Decision> {
-    const { eventUrl, retry } = this.options;
+  private async ask<T>(url: string, body: string, minRevision: number | undefined, deadline: Deadline, failures: unknown[], read: AnswerReader<T>): Promise<T> {
+    const { retry } = this.options;
     let tokenRenewed = false;
     let attempt = 1;
     for (;;) {
@@ -150,22 +245,18 @@ export class CustosClient {
       if (minRevision !== undefined) headers[HEADERS.minPolicyRevision] = String(minRevision);
       let response: Response;
       try {
-        response = await fetch(eventUrl, { method: 'POST', headers, body, signal: deadline.signal });
+        response = await fetch(url, { method: 'POST', headers, body, signal: deadline.signal });
       } catch (error) {
         if (error === deadline.reason) throw error;
-        const failure = new TransportError(eventUrl, { cause: error });
+        const failure = new TransportError(url, { cause: error });
         if (!requestNeverSent(error) || attempt >= retry.attempts) throw failure;
         failures.push(failure);
         await this.pause(deadline, attempt, failure);
         attempt += 1;
         continue;
       }
-      const text = await this.readBody(response, deadline);
-      if (response.status === 200) {
-        const decision = readDecision(text, response.headers.get(HEADERS.policyRevision));
-        this.noteRevision(decision.policyRevision);
-        return decision;
-      }
+      const text = await this.readBody(url, response, deadline);
+      if (response.status === 200) return read(text, response.headers.get(HEADERS.policyRevision));
       const problem = problemOf(text);
       if (response.status === 401) {
         if (tokenRenewed) {
@@ -176,7 +267,7 @@ export class CustosClient {
         this.tokens.invalidate(token);
         continue;
       }
-      const failure = new UnexpectedStatusError(eventUrl, response.status, problem, { cause: statusCause(response.status, problem, text) });
+      const failure = new UnexpectedStatusError(url, response.status, problem, { cause: statusCause(response.status, problem, text) });
       const safe = response.status === 503 && typeof problem?.code === 'string' && ANSWERED_BEFORE_DECIDING.has(problem.code);
       if (!safe || attempt >= retry.attempts) throw failure;
       failures.push(failure);
@@ -185,12 +276,12 @@ export class CustosClient {
     }
   }
 
-  private async readBody(response: Response, deadline: Deadline): Promise<string> {
+  private async readBody(url: string, response: Response, deadline: Deadline): Promise<string> {
     try {
       return await response.text();
     } catch (error) {
       if (error === deadline.reason) throw error;
-      throw new TransportError(this.options.eventUrl, { cause: error });
+      throw new TransportError(url, { cause: error });
     }
   }
 

@@ -9,19 +9,32 @@ export interface Decision extends AuthorizationDecision {
 
 /** Reads a 200 answer of `POST /event`; anything not shaped like an AuthorizationDecision is malformed. */
 export function readDecision(text: string, revisionHeader: string | null): Decision {
-  let body: unknown;
+  return decisionFrom(parseAnswer(text), readRevision(revisionHeader));
+}
+
+/** The answer's JSON; text that does not parse is a malformed decision. */
+export function parseAnswer(text: string): unknown {
   try {
-    body = JSON.parse(text);
+    return JSON.parse(text);
   } catch (error) {
     throw new MalformedDecisionError('the decision is not JSON', { cause: error });
   }
-  const problem = shapeProblem(body);
-  if (problem !== undefined || !isJsonObject(body)) {
-    throw new MalformedDecisionError('the answer is not an authorization decision', { cause: new TypeError(problem ?? 'not an object') });
-  }
+}
+
+/** The `Policy-Revision` header as a number; null when absent, malformed when it is not a revision. */
+export function readRevision(revisionHeader: string | null): number | null {
   const revision = revisionHeader === null ? null : Number(revisionHeader);
   if (revision !== null && !(Number.isSafeInteger(revision) && revision >= 0)) {
     throw new MalformedDecisionError('the answer is not an authorization decision', { cause: new TypeError(`header \`Policy-Revision\` is \`${revisionHeader}\``) });
+  }
+  return revision;
+}
+
+/** One parsed AuthorizationDecision with its revision; `where` (`decisions[2]: `) prefixes a shape problem. */
+export function decisionFrom(body: unknown, revision: number | null, where = ''): Decision {
+  const problem = shapeProblem(body);
+  if (problem !== undefined || !isJsonObject(body)) {
+    throw new MalformedDecisionError('the answer is not an authorization decision', { cause: new TypeError(`${where}${problem ?? 'not an object'}`) });
   }
   const decision = body as unknown as AuthorizationDecision;
   return { id: decision.id, eventAllowed: decision.eventAllowed, modifiers: decision.modifiers, delay: decision.delay, policyRevision: revision };
@@ -44,7 +57,8 @@ function shapeProblem(body: unknown): string | undefined {
   return undefined;
 }
 
-function modifierProblem(modifier: unknown): string | undefined {
+/** What is wrong with one modifier as the pdp sends it, or undefined. */
+export function modifierProblem(modifier: unknown): string | undefined {
   if (!isJsonObject(modifier)) return 'must be an object';
   if (typeof ownValue(modifier, 'name') !== 'string') return '`name` must be a string';
   if (typeof ownValue(modifier, 'expression') !== 'string') return '`expression` must be a string';

@@ -1,9 +1,10 @@
+import { AUTHZEN_PATHS } from '@custos/contracts';
 import { wait } from './deadline';
 import { ConfigurationError } from './errors';
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryInfo, type RetryOptions } from './retry';
 
 export interface CustosClientOptions {
-  /** Base URL of a pdp replica or of the gateway in front of them; `/event` is appended. */
+  /** Base URL of a pdp replica or of the gateway in front of them; `/event` (and the other decision routes) are appended. */
   pdpUrl: string;
   /** Base URL of the auth-service; `/oauth/token` is appended. */
   authUrl: string;
@@ -25,8 +26,16 @@ export interface CustosClientOptions {
   sleep?: (ms: number) => Promise<void>;
 }
 
+/** Where each decision request goes: the pdp base URL with the route appended. */
+export interface PdpUrls {
+  event: string;
+  events: string;
+  evaluation: string;
+  evaluations: string;
+}
+
 export interface ResolvedOptions {
-  eventUrl: string;
+  urls: PdpUrls;
   authUrl: string;
   clientId: string;
   clientSecret: string;
@@ -52,8 +61,9 @@ export function resolveOptions(options: CustosClientOptions): ResolvedOptions {
   if (typeof sleep !== 'function') throw new ConfigurationError('option `sleep` must be a function');
   const onRetry = given.onRetry ?? (() => undefined);
   if (typeof onRetry !== 'function') throw new ConfigurationError('option `onRetry` must be a function');
+  const pdp = baseUrl('pdpUrl', given.pdpUrl);
   return {
-    eventUrl: `${baseUrl('pdpUrl', given.pdpUrl)}/event`,
+    urls: { event: `${pdp}/event`, events: `${pdp}/events`, evaluation: `${pdp}${AUTHZEN_PATHS.evaluation}`, evaluations: `${pdp}${AUTHZEN_PATHS.evaluations}` },
     authUrl: baseUrl('authUrl', given.authUrl),
     clientId: text('clientId', given.clientId),
     clientSecret: text('clientSecret', given.clientSecret),

@@ -4,6 +4,8 @@
 // time to compile 1,000 policies. Targets (issue 3): p50 ≤ 3 µs, p99 ≤ 20 µs, flat in the number of non-matching
 // policies; compiling 1,000 ≤ 2 s. Beside them, the peer @cedar-policy/cedar-wasm deciding an equivalent permit/forbid
 // set (preparsed) for 10 and 2,000 policies. Numbers vary between runs: compare the rows of one run.
+// `--json <file>` also writes the rows and the compile time as JSON (the suite's runner turns them into targets).
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
@@ -86,8 +88,10 @@ function baseline() {
   return (event) => closures.get(event.action)(event);
 }
 
+const jsonAt = process.argv.indexOf('--json');
+const jsonFile = jsonAt >= 0 ? process.argv[jsonAt + 1] : undefined;
 const rows = [];
-const batches = 50_000;
+const batches = process.argv.includes('--quick') ? 10_000 : 50_000;
 rows.push(['baseline (map + closure)', measure(baseline(), batches)]);
 for (const total of [10, 1_000, 10_000]) {
   const set = deployed(total);
@@ -155,3 +159,7 @@ for (const [name, result] of rows) {
 console.log(`compile 1,000 policies: ${compileMs.toFixed(0)} ms (${(compileMs / 1000).toFixed(2)} ms each)`);
 if (peer.note) console.log(peer.note);
 console.log('targets: p50 ≤ 3 µs, p99 ≤ 20 µs, flat in the number of non-matching policies; compile 1,000 ≤ 2,000 ms');
+if (jsonFile) {
+  const figures = rows.map(([name, result]) => ({ name, perSecond: result.perSecond, p50: result.p50, p99: result.p99 }));
+  writeFileSync(jsonFile, `${JSON.stringify({ rows: figures, compileMs }, null, 2)}\n`);
+}

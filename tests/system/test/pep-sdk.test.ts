@@ -234,8 +234,8 @@ describe('the PEP SDK against a real stack', () => {
       await new CustosClient(options()).decide(employee(), { minPolicyRevision: revision });
     });
 
-    it('has the three examples this test runs', () => {
-      expect([...examples.keys()]).toEqual(['quick-start', 'express', 'outcomes']);
+    it('has the examples this test runs, and the AuthZEN one authzen-interop.test.ts runs', () => {
+      expect([...examples.keys()]).toEqual(['quick-start', 'express', 'outcomes', 'batch', 'authzen']);
     });
 
     it('quick start: masks Ann and hides Mallory', async () => {
@@ -272,6 +272,14 @@ describe('the PEP SDK against a real stack', () => {
       expect(await runExample(defined(examples.get('outcomes'), 'the outcomes example'), { ...env(), CUSTOS_PDP_URL: down })).toEqual([
         'retry later: TransportError',
         'retry later: TransportError',
+      ]);
+    }, 60_000);
+
+    it('batch: shows Ann and Bea masked and hides Mallory, in one request', async () => {
+      expect(await runExample(defined(examples.get('batch'), 'the batch example'), env())).toEqual([
+        'shown: {"id":"u1","name":{"firstName":"Ann (masked)"}}',
+        'hidden: Mallory (denied)',
+        'shown: {"id":"u1","name":{"firstName":"Bea (masked)"}}',
       ]);
     }, 60_000);
   });

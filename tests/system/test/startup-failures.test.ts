@@ -122,6 +122,8 @@ describe('a service that cannot start says why in one sentence and exits non-zer
     ['auth-service', 'AUTH_FAILURE_LIMIT', 'none', /AUTH_FAILURE_LIMIT must be an integer, got `none`; correct that environment variable/],
     ['pap-service', 'NATS_PREFIX', 'a.b', /NATS_PREFIX may hold letters, digits, `_` and `-` only, got `a\.b`; correct that environment variable/],
     ['pdp-service', 'DEFAULT_DECISION', 'maybe', /DEFAULT_DECISION must be one of `allow`, `inhibit`, got `maybe`; correct that environment variable/],
+    ['pdp-service', 'PDP_CALL_ALLOW', '10.0.0.0/8,10.0.0.0/33', /PDP_CALL_ALLOW: `10\.0\.0\.0\/33` is not a CIDR; correct that environment variable/],
+    ['pdp-service', 'PDP_CALL_ALLOW', 'pip.internal:http', /PDP_CALL_ALLOW: `pip\.internal:http` is neither a CIDR nor `host\[:port\]`; correct that environment variable/],
   ] as const)('%s with %s=%s', async (service, variable, value, sentence) => {
     const ended = await runToExit(service, { ...(await ports()), [variable]: value });
     expectOneSentence(ended, service, sentence);

@@ -1,7 +1,8 @@
 import type { Pool } from 'pg';
-import type { Msg, NatsConnection, Subscription } from 'nats';
+import type { Msg, NatsConnection } from 'nats';
 import { encodeSnapshot, encodeSnapshotAnswer, policySubjects, snapshotChunkBytes, type SnapshotRequest } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
+import { LinkSubscription } from './link-subscription';
 import type { NatsLink } from './nats-link';
 import { readSnapshot } from './snapshot';
 
@@ -25,36 +26,33 @@ export interface SnapshotResponderOptions {
  * Failures are logged; a requester that gets no `last` chunk simply asks again.
  */
 export class SnapshotResponder {
-  private readonly subject: string;
-  private readonly subscriptions = new Map<NatsConnection, Subscription>();
+  private readonly subscription: LinkSubscription;
   private readonly inflight = new Set<Promise<void>>();
-  private stopped = false;
 
   constructor(private readonly options: SnapshotResponderOptions) {
-    this.subject = policySubjects(options.prefix).snapshot;
+    this.subscription = new LinkSubscription({
+      link: options.link,
+      subject: policySubjects(options.prefix).snapshot,
+      queue: options.queue ?? 'pap',
+      logger: options.logger,
+      what: 'snapshot',
+      onMessage: (msg, nc) => this.receive(nc, msg),
+    });
   }
 
   start(): this {
-    this.options.link.onConnected((nc) => this.subscribe(nc));
+    this.subscription.start();
     return this;
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    for (const subscription of this.subscriptions.values()) {
-      try {
-        subscription.unsubscribe();
-      } catch {
-        // Already closed with its connection.
-      }
-    }
-    this.subscriptions.clear();
+    this.subscription.stop();
     await Promise.allSettled([...this.inflight]);
   }
 
   /** Resolves once the server has seen every subscription made so far. */
   async flush(): Promise<void> {
-    await Promise.all([...this.subscriptions.keys()].map((nc) => nc.flush()));
+    await this.subscription.flush();
   }
 
   /** Raw bytes per chunk for this connection: base64 of it plus the chunk envelope fits the payload limit. */
@@ -63,25 +61,11 @@ export class SnapshotResponder {
     return snapshotChunkBytes(nc.info?.max_payload ?? 1024 * 1024);
   }
 
-  private subscribe(nc: NatsConnection): void {
-    // nats.js keeps subscriptions across reconnects; a new connection needs a new one.
-    if (this.stopped || this.subscriptions.has(nc)) return;
-    const subscription = nc.subscribe(this.subject, {
-      queue: this.options.queue ?? 'pap',
-      callback: (error, msg) => {
-        if (error) {
-          this.options.logger.warn({ err: error }, 'snapshot subscription error');
-          return;
-        }
-        const task = this.answer(nc, msg).catch((failure: unknown) =>
-          this.options.logger.error({ err: failure }, 'snapshot request failed'),
-        );
-        this.inflight.add(task);
-        void task.finally(() => this.inflight.delete(task));
-      },
-    });
-    this.subscriptions.set(nc, subscription);
-    void subscription.closed.then(() => this.subscriptions.delete(nc));
+  /** Answers one request; `stop` waits for the answers under way. */
+  private receive(nc: NatsConnection, msg: Msg): void {
+    const task = this.answer(nc, msg).catch((failure: unknown) => this.options.logger.error({ err: failure }, 'snapshot request failed'));
+    this.inflight.add(task);
+    void task.finally(() => this.inflight.delete(task));
   }
 
   private async answer(nc: NatsConnection, msg: Msg): Promise<void> {

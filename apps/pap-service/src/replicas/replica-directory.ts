@@ -1,6 +1,6 @@
-import type { NatsConnection, Subscription } from 'nats';
 import { REPLICA_STATUS_INTERVAL_MS, replicaStatusSubject, type ReplicaStatusReport } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
+import { LinkSubscription } from '../propagation/link-subscription';
 import type { NatsLink } from '../propagation/nats-link';
 
 /** A replica as pap last heard of it. */
@@ -49,31 +49,34 @@ export function readReport(data: string): ReplicaStatusReport | undefined {
  */
 export class ReplicaDirectory {
   private readonly replicas = new Map<string, KnownReplica>();
-  private readonly subscriptions = new Map<NatsConnection, Subscription>();
-  private readonly subject: string;
+  private readonly subscription: LinkSubscription;
   private readonly staleAfterMs: number;
-  private stopped = false;
 
   constructor(private readonly options: ReplicaDirectoryOptions) {
-    this.subject = replicaStatusSubject(options.prefix);
     this.staleAfterMs = options.staleAfterMs ?? 3 * REPLICA_STATUS_INTERVAL_MS;
+    this.subscription = new LinkSubscription({
+      link: options.link,
+      subject: replicaStatusSubject(options.prefix),
+      logger: options.logger,
+      what: 'replica status',
+      onMessage: (msg) => {
+        const report = readReport(msg.string());
+        if (report === undefined) {
+          this.options.logger.debug({ subject: msg.subject }, 'malformed replica status ignored');
+          return;
+        }
+        this.receive(report);
+      },
+    });
   }
 
   start(): this {
-    this.options.link.onConnected((nc) => this.subscribe(nc));
+    this.subscription.start();
     return this;
   }
 
   stop(): void {
-    this.stopped = true;
-    for (const subscription of this.subscriptions.values()) {
-      try {
-        subscription.unsubscribe();
-      } catch {
-        // Already closed with its connection.
-      }
-    }
-    this.subscriptions.clear();
+    this.subscription.stop();
   }
 
   /** Takes one report (what the subscription does with each message). */
@@ -89,26 +92,5 @@ export class ReplicaDirectory {
     return [...this.replicas.values()]
       .sort((a, b) => (a.report.replica < b.report.replica ? -1 : a.report.replica > b.report.replica ? 1 : 0))
       .map((known) => ({ ...known, stale: now - known.receivedAt > this.staleAfterMs }));
-  }
-
-  private subscribe(nc: NatsConnection): void {
-    // nats.js keeps subscriptions across reconnects; a new connection needs a new one.
-    if (this.stopped || this.subscriptions.has(nc)) return;
-    const subscription = nc.subscribe(this.subject, {
-      callback: (error, msg) => {
-        if (error) {
-          this.options.logger.warn({ err: error }, 'replica status subscription error');
-          return;
-        }
-        const report = readReport(msg.string());
-        if (report === undefined) {
-          this.options.logger.debug({ subject: msg.subject }, 'malformed replica status ignored');
-          return;
-        }
-        this.receive(report);
-      },
-    });
-    this.subscriptions.set(nc, subscription);
-    void subscription.closed.then(() => this.subscriptions.delete(nc));
   }
 }

@@ -7,8 +7,10 @@ import {
   pepInterfaceSchema,
   type Component,
   type ProblemError,
+  type Warning,
 } from '@custos/contracts';
 import { compileValidator, HttpProblem, problems } from '@custos/service-kit';
+import { componentEgress } from './component-egress';
 
 /**
  * The Component body of api.md §4, checked against the schemas of contracts in two stages (the envelope, then the
@@ -44,8 +46,11 @@ function unique(errors: ProblemError[]): ProblemError[] {
   });
 }
 
-/** The validated component and its solution, or a 400 `invalid_component` listing every problem. */
-export function validateComponent(body: unknown): { component: Component; solution: string } {
+/**
+ * The validated component, its solution and the warnings its registration answers with (URLs the pdps' default
+ * egress policy refuses), or a 400 `invalid_component` listing every problem.
+ */
+export function validateComponent(body: unknown): { component: Component; solution: string; warnings: Warning[] } {
   const errors = schemaErrors(() => validateEnvelope.assert(body, ERROR_CODES.invalidComponent, DETAIL));
   const envelope = body as { id?: { componentType?: unknown }; componentInterfaces?: unknown };
   const declared = envelope?.id?.componentType;
@@ -60,7 +65,8 @@ export function validateComponent(body: unknown): { component: Component; soluti
   if (errors.length > 0) throw problems.badRequest(ERROR_CODES.invalidComponent, DETAIL, unique(errors));
   const component = body as Component;
   const parsed = parseComponentUrn(component.id.identifier);
-  const rules = componentRuleErrors(component, parsed?.solution, parsed?.type);
+  const egress = componentEgress(component);
+  const rules = [...componentRuleErrors(component, parsed?.solution, parsed?.type), ...egress.errors];
   if (rules.length > 0 || !parsed) throw problems.badRequest(ERROR_CODES.invalidComponent, DETAIL, rules);
-  return { component, solution: parsed.solution };
+  return { component, solution: parsed.solution, warnings: egress.warnings };
 }

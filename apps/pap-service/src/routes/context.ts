@@ -30,53 +30,42 @@ const idParam = (req: Request, name: string): string => {
 };
 
 /**
- * Middleware for `/ws/policy/:id...` and `/ws/timer/:id...`: 400 `invalid_id` for a malformed id of the kind, 403
- * for a solution the token does not cover (whether or not the document exists). The id lands in res.locals.
+ * Middleware that reads the URN in URL parameter `param`: 400 `invalid_id` when it is not of the form `expected`, 403
+ * for a solution the token does not cover (whether or not the resource exists). The id and its parts land in
+ * res.locals under `key`.
  */
-export function documentIdParam(kind: 'policy' | 'timer', scope: string): RequestHandler {
+function urnParam<P extends { solution: string }>(
+  param: string,
+  parse: (id: string) => P | undefined,
+  what: string,
+  expected: string,
+  scope: string,
+  key: string,
+): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const id = idParam(req, 'id');
-    const parsed = id.length <= MAX_ID_LENGTH ? parseUrn(kind, id) : undefined;
+    const id = idParam(req, param);
+    const parsed = id.length <= MAX_ID_LENGTH ? parse(id) : undefined;
     if (!parsed) {
-      throw problems.badRequest(
-        ERROR_CODES.invalidId,
-        `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a ${kind} id; expected \`urn:${kind}:<solution>:<name>\``,
-      );
+      throw problems.badRequest(ERROR_CODES.invalidId, `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a ${what} id; expected \`${expected}\``);
     }
     if (!principalOf(res).mayAccess(parsed.solution)) throw foreignSolution(scope);
-    res.locals.documentId = id;
-    res.locals.parsedDocumentId = parsed;
+    res.locals[key] = { id, parsed };
     next();
   };
 }
 
-export const documentIdOf = (res: Response): { id: string; parsed: ParsedUrn } => ({
-  id: res.locals.documentId as string,
-  parsed: res.locals.parsedDocumentId as ParsedUrn,
-});
+/** `/ws/policy/:id...` and `/ws/timer/:id...`: the document id, checked as urnParam says. */
+export const documentIdParam = (kind: 'policy' | 'timer', scope: string): RequestHandler =>
+  urnParam('id', (id) => parseUrn(kind, id), kind, `urn:${kind}:<solution>:<name>`, scope, 'documentId');
 
-/** Middleware for `/ws/component/:identifier`: as documentIdParam, for component ids. */
-export function componentIdParam(scope: string): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const id = idParam(req, 'identifier');
-    const parsed = id.length <= MAX_ID_LENGTH ? parseComponentUrn(id) : undefined;
-    if (!parsed) {
-      throw problems.badRequest(
-        ERROR_CODES.invalidId,
-        `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a component id; expected \`urn:component:<solution>:<pep|pip|pxp>:<name>\``,
-      );
-    }
-    if (!principalOf(res).mayAccess(parsed.solution)) throw foreignSolution(scope);
-    res.locals.componentId = id;
-    res.locals.parsedComponentId = parsed;
-    next();
-  };
-}
+export const documentIdOf = (res: Response): { id: string; parsed: ParsedUrn } => res.locals.documentId as { id: string; parsed: ParsedUrn };
 
-export const componentIdOf = (res: Response): { id: string; parsed: ParsedComponentUrn } => ({
-  id: res.locals.componentId as string,
-  parsed: res.locals.parsedComponentId as ParsedComponentUrn,
-});
+/** `/ws/component/:identifier`: the component id, checked as urnParam says. */
+export const componentIdParam = (scope: string): RequestHandler =>
+  urnParam('identifier', parseComponentUrn, 'component', 'urn:component:<solution>:<pep|pip|pxp>:<name>', scope, 'componentId');
+
+export const componentIdOf = (res: Response): { id: string; parsed: ParsedComponentUrn } =>
+  res.locals.componentId as { id: string; parsed: ParsedComponentUrn };
 
 /** A JSON boolean literal, optionally with the revision of the deployed set. */
 export function sendBoolean(res: Response, value: boolean, revision?: number, status = 200): void {

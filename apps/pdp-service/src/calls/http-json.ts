@@ -1,6 +1,7 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { egressRefusal, guardedLookup } from '../egress';
+import { egressRefusal, type EgressPolicy } from '@custos/service-kit';
+import { activeEgressPolicy, EgressRefused, guardedLookup } from '../egress';
 
 /** Largest answer read from a PIP or PXP. */
 export const MAX_ANSWER_BYTES = 1024 * 1024;
@@ -9,7 +10,7 @@ export const MAX_ANSWER_BYTES = 1024 * 1024;
 export class CallError extends Error {
   constructor(
     message: string,
-    readonly kind: 'timeout' | 'network' | 'status' | 'answer' | 'refused',
+    readonly kind: 'timeout' | 'network' | 'status' | 'answer' | 'refused' | 'egress',
   ) {
     super(message);
   }
@@ -20,6 +21,8 @@ export interface PostOptions {
   agent: HttpAgent | HttpsAgent;
   /** Sent besides the JSON ones (e.g. a PXP execute's Idempotency-Key). */
   headers?: Record<string, string>;
+  /** Where calls may go (PDP_CALL_ALLOW, docs/security.md, egress). */
+  egress: EgressPolicy;
 }
 
 /**
@@ -28,8 +31,8 @@ export interface PostOptions {
  */
 export function postJson(url: URL, body: unknown, options: PostOptions): Promise<unknown> {
   return new Promise<unknown>((resolve, reject) => {
-    const refused = egressRefusal(url); // PDP_CALL_ALLOW (docs/security.md, egress)
-    if (refused !== undefined) return reject(new CallError(`the call is refused: ${refused}`, 'refused'));
+    const refused = egressRefusal(url, options.egress);
+    if (refused !== undefined) return reject(new CallError(`the call is refused: ${refused}`, 'egress'));
     const payload = Buffer.from(JSON.stringify(body), 'utf8');
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     let settled = false;
@@ -49,7 +52,7 @@ export function postJson(url: URL, body: unknown, options: PostOptions): Promise
       {
         method: 'POST',
         agent: options.agent,
-        lookup: guardedLookup(url),
+        lookup: guardedLookup(url, options.egress),
         headers: { ...options.headers, 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': payload.length },
       },
       (response) => {
@@ -74,7 +77,13 @@ export function postJson(url: URL, body: unknown, options: PostOptions): Promise
       },
     );
     const timer = setTimeout(() => finish(new CallError(`no answer within ${options.timeoutMs} ms`, 'timeout')), options.timeoutMs);
-    request.on('error', (error: NodeJS.ErrnoException) => finish(new CallError(`the call failed: ${error.code ?? 'network error'}`, 'network')));
+    request.on('error', (error: NodeJS.ErrnoException) =>
+      finish(
+        error instanceof EgressRefused
+          ? new CallError(`the call is refused: ${error.message}`, 'egress')
+          : new CallError(`the call failed: ${error.code ?? 'network error'}`, 'network'),
+      ),
+    );
     request.end(payload);
   });
 }
@@ -84,6 +93,10 @@ export interface TargetOptions {
   maxConcurrency: number;
   breakerFailures: number;
   breakerOpenMs: number;
+  /** The composed pdp's PDP_CALL_ALLOW; without it, the one of this process's environment. */
+  egress?: EgressPolicy;
+  /** Told of every call the egress policy refuses; `first` once per URL, so a log says it once. */
+  onEgressRefusal?: (url: URL, reason: string, first: boolean) => void;
   now?: () => number;
 }
 
@@ -101,6 +114,7 @@ export class CallTarget {
   private failures = 0;
   private openUntil = 0;
   private trial = false;
+  private egressReported = false;
   private readonly now: () => number;
 
   constructor(
@@ -134,12 +148,17 @@ export class CallTarget {
     }
     this.inFlight++;
     try {
-      const answer = await postJson(this.url, body, { timeoutMs, agent: this.agent, ...(headers === undefined ? {} : { headers }) });
+      const egress = this.options.egress ?? activeEgressPolicy();
+      const answer = await postJson(this.url, body, { timeoutMs, agent: this.agent, egress, ...(headers === undefined ? {} : { headers }) });
       this.failures = 0;
       return answer;
     } catch (error) {
       this.failures++;
       if (this.failures >= this.options.breakerFailures) this.openUntil = this.now() + this.options.breakerOpenMs;
+      if (error instanceof CallError && error.kind === 'egress') {
+        this.options.onEgressRefusal?.(this.url, error.message, !this.egressReported);
+        this.egressReported = true;
+      }
       throw error;
     } finally {
       this.inFlight--;

@@ -1,3 +1,2 @@
-export { EgressPolicy, EgressConfigError } from './policy';
-export { activeEgressPolicy, egressRefusal, EgressRefused, guardedLookup } from './guard';
-export { isLinkLocal, isPublic, toAddress, type Address } from './addresses';
+// The pure rules (addresses, PDP_CALL_ALLOW, URL checks) live in service-kit, shared with pap's registration warning.
+export { activeEgressPolicy, EgressRefused, guardedLookup } from './guard';

@@ -104,11 +104,10 @@ export class HttpPipResolver {
       return { ok: true, value };
     } catch (error) {
       const kind = (error as { kind?: string }).kind;
-      this.options.onOutcome?.(kind === 'refused' ? 'refused' : 'failed');
-      this.options.logger.warn(
-        { method, component: endpoint.componentId, problem: (error as Error).message },
-        'pip call failed; the default applies',
-      );
+      this.options.onOutcome?.(kind === 'refused' || kind === 'egress' ? 'refused' : 'failed');
+      // An egress refusal is said once per URL where the targets are made (compose), not on every decision.
+      const level = kind === 'egress' ? 'debug' : 'warn';
+      this.options.logger[level]({ method, component: endpoint.componentId, problem: (error as Error).message }, 'pip call failed; the default applies');
       return { ok: false };
     }
   }

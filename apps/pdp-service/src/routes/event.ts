@@ -18,19 +18,11 @@ import {
 } from '@custos/contracts';
 import type { EngineDecision, MechanismExplanation } from '@custos/policy-engine';
 import {
-  HttpProblem,
-  JSON_TYPES,
   compileValidator,
   foreignSolution,
-  insufficientScope,
-  parseJson,
   problems,
-  readBody,
   requestIdOf,
-  requireMediaType,
-  toProblem,
   uuidv7,
-  writeProblem,
   type BodyValidator,
   type Logger,
   type TokenVerifier,
@@ -39,7 +31,7 @@ import type { DefaultDecision } from '../config';
 import { Decider } from '../decision/decider';
 import { createDecisionLogger, logDecision } from '../decision/log';
 import type { DecisionOutcome, PdpMetrics } from '../metrics';
-import type { ActivePolicySet } from '../policy-set/follower';
+import { activeSetFor, answerFailure, decidingPrincipal, readJsonBody, type PolicySource } from './decision-request';
 
 /** Events over 1 MiB are refused (api.md §5). */
 export const MAX_EVENT_BYTES = 1024 * 1024;
@@ -47,12 +39,6 @@ export const MAX_EVENT_BYTES = 1024 * 1024;
 /** The request body schema of both decision routes (the wire contract's, compiled once). */
 export { eventSchema };
 const validateEvent: BodyValidator<Event> = compileValidator<Event>(eventSchema);
-
-/** What the decision routes need from the policy-set follower. */
-export interface PolicySource {
-  readonly active: ActivePolicySet | undefined;
-  waitForRevision(revision: number, timeoutMs: number): Promise<boolean>;
-}
 
 export interface DecisionRouteDeps {
   logger: Logger;
@@ -68,20 +54,6 @@ export interface DecisionRouteDeps {
 }
 
 export type DecisionHandler = (req: IncomingMessage, res: ServerResponse, explain: boolean) => Promise<void>;
-
-/** The Min-Policy-Revision header: absent, or a non-negative integer. */
-export function minRevisionOf(header: string | string[] | undefined): number | undefined {
-  if (header === undefined) return undefined;
-  const text = Array.isArray(header) ? header.join(', ') : header.trim();
-  if (!/^\d{1,15}$/.test(text)) {
-    throw problems.badRequest(
-      ERROR_CODES.invalidRequest,
-      `header \`${HEADERS.minPolicyRevision}\` must be a non-negative integer, got \`${text.slice(0, 40)}\``,
-      [{ path: `headers.${HEADERS.minPolicyRevision}`, message: 'must be a non-negative integer' }],
-    );
-  }
-  return Number(text);
-}
 
 /**
  * The explanation as the wire shows it: the engine's, with modifier and execute parameters typed like a decision's,
@@ -132,16 +104,6 @@ export function wireExplanation(explanation: readonly MechanismExplanation[] | u
   }));
 }
 
-const notReady = () =>
-  problems.serviceUnavailable(ERROR_CODES.serviceUnavailable, 'no policy set is active yet; try again shortly', 1);
-
-const revisionUnavailable = (wanted: number, active: number | undefined) =>
-  problems.serviceUnavailable(
-    ERROR_CODES.policyRevisionUnavailable,
-    `policy revision \`${wanted}\` is not active on this replica yet (active: ${active ?? 'none'})`,
-    1,
-  );
-
 /**
  * POST /event and POST /event/explain, on bare node:http (no express middleware on the hot path):
  * token → scope → media type → size → JSON → schema → solution → revision → decide → JSON.
@@ -162,11 +124,8 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     const sentId = req.headers['x-request-id'];
     const requestId = sentId === undefined ? uuid : requestIdOf(sentId);
     try {
-      const principal = await verifier.authenticate(req.headers.authorization);
-      if (!principal.hasScope(SCOPES.eventDecide)) throw insufficientScope(SCOPES.eventDecide);
-      // The header nearly every client sends needs no parsing (requireMediaType reads parameters with a regex).
-      if (req.headers['content-type'] !== 'application/json') requireMediaType(req, JSON_TYPES);
-      const body = parseJson(await readBody(req, MAX_EVENT_BYTES));
+      const principal = await decidingPrincipal(verifier, req);
+      const body = await readJsonBody(req, MAX_EVENT_BYTES);
       validateEvent.assert(body, ERROR_CODES.invalidEvent, 'the event does not match the schema');
       const duplicates = duplicateParameters(body.parameters);
       if (duplicates.length > 0) {
@@ -180,14 +139,7 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
       const tooDeep = overlyDeepParameters(engineEvent.parameters);
       if (tooDeep.length > 0) throw problems.badRequest(ERROR_CODES.invalidEvent, 'a parameter value is nested too deeply', tooDeep);
 
-      const minRevision = minRevisionOf(req.headers['min-policy-revision']);
-      let active = policies.active;
-      if (minRevision !== undefined && (active === undefined || active.revision < minRevision)) {
-        const reached = await policies.waitForRevision(minRevision, waitMs);
-        active = policies.active;
-        if (!reached || active === undefined) throw revisionUnavailable(minRevision, active?.revision);
-      }
-      if (active === undefined) throw notReady();
+      const active = await activeSetFor(req, policies, waitMs);
 
       const pending = decider.decide(active, engineEvent, action.solution, explain);
       // Pure decisions come back as plain values and are not delayed by an await.
@@ -225,14 +177,8 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
         explain,
       });
     } catch (error) {
-      if (!(error instanceof HttpProblem) && (res.destroyed || req.socket.destroyed || req.readableAborted)) {
-        // The client went away while we read its body: nobody to answer.
-        res.destroy();
-        return;
-      }
-      const problem = toProblem(error, logger, requestId);
-      if (!res.headersSent) res.setHeader(HEADERS.requestId, requestId);
-      writeProblem(res, problem);
+      const problem = answerFailure(req, res, error, logger, requestId);
+      if (problem === undefined) return;
       count(explain, problem.status === 503 ? 'unavailable' : problem.status >= 500 ? 'error' : 'rejected');
       logger.info(
         { requestId, method: req.method, path: explain ? '/event/explain' : '/event', status: problem.status, code: problem.code },

@@ -14,7 +14,8 @@ export type TickOutcome = 'fired' | 'claimed-elsewhere' | 'failed' | 'caught-up'
 const MAX_CATCH_UP_ITERATIONS = 100_000;
 
 export interface TimerSchedulerOptions {
-  pool: Pool;
+  /** Only single statements: each one is its own transaction. */
+  pool: Pick<Pool, 'query'>;
   decider: Decider;
   logger: Logger;
   /** POLICY_TIMEZONE: quartz schedules are wall-clock times of this zone. */
@@ -31,6 +32,21 @@ export interface TimerSchedulerOptions {
   checkMs?: number;
   /** Called after a fired tick's events were decided (tests). */
   onFired?: (timerId: string, scheduledAt: number, decisions: EngineDecision[]) => void;
+}
+
+/** What the database knows of one timer's ticks (see TimerScheduler.lookUp). */
+interface KnownTicks {
+  abandoned: number[];
+  anchor: number | undefined;
+}
+
+const NOTHING_KNOWN: KnownTicks = { abandoned: [], anchor: undefined };
+
+interface KnownTicksRow {
+  id: string;
+  abandoned: string[] | null;
+  last: string | null;
+  since: string | null;
 }
 
 interface Scheduled {
@@ -115,45 +131,62 @@ export class TimerScheduler {
       this.options.logger.warn({ err: error }, 'timer schedules could not be stored; missed ticks are looked for later');
       return;
     }
-    for (const timer of added) await this.catchUp(timer);
+    if (added.length > 0) await this.catchUp(added);
   }
 
   /** One pass over every deployed timer: missed ticks, and ticks claimed by a replica that died before firing. */
   private check(): void {
     if (this.stopped || this.checking !== undefined) return;
     const active = this.options.active();
-    if (active === undefined) return;
-    this.checking = (async () => {
-      for (const timer of active.timers.values()) {
-        if (this.stopped) return;
-        await this.catchUp(timer);
-      }
-    })().finally(() => (this.checking = undefined));
+    if (active === undefined || active.timers.size === 0) return;
+    this.checking = this.catchUp([...active.timers.values()]).finally(() => (this.checking = undefined));
   }
 
-  private async catchUp(timer: TimerDocument): Promise<void> {
+  /**
+   * Fires the abandoned and the missed ticks of `timers`, after one statement has read what is known of all of them:
+   * a check costs one round trip however many timers are deployed.
+   */
+  private async catchUp(timers: readonly TimerDocument[]): Promise<void> {
     const now = Date.now();
-    let abandoned: number[];
-    let anchor: number | undefined;
-    try {
-      const result = await this.options.pool.query<{ abandoned: string[] | null; last: string | null; since: string | null }>(
-        `SELECT (SELECT array_agg(scheduled_at) FROM pdp.timer_ticks WHERE timer_id = $1 AND done_at IS NULL AND claimed_until < $2) AS abandoned,
-                (SELECT max(scheduled_at) FROM pdp.timer_ticks WHERE timer_id = $1) AS last,
-                (SELECT since FROM pdp.timer_schedules WHERE timer_id = $1) AS since`,
-        [timer.id, now],
-      );
-      const row = result.rows[0];
-      abandoned = (row?.abandoned ?? []).map(Number);
-      const known = [row?.last, row?.since].filter((value): value is string => value !== null && value !== undefined).map(Number);
-      anchor = known.length === 0 ? undefined : Math.max(...known);
-    } catch (error) {
-      this.options.logger.warn({ err: error, timerId: timer.id }, 'missed timer ticks could not be looked for; trying again later');
-      return;
+    const known = await this.lookUp(timers, now);
+    if (known === undefined) return;
+    for (const timer of timers) {
+      if (this.stopped) return;
+      const { abandoned, anchor } = known.get(timer.id) ?? NOTHING_KNOWN;
+      for (const scheduledAt of abandoned) await this.tick(timer, scheduledAt, 'taken-over');
+      if ((this.options.catchUp ?? 'last') === 'skip' || anchor === undefined) continue;
+      const missed = this.lastTickBefore(timer, anchor, now);
+      if (missed !== undefined) await this.tick(timer, missed, 'caught-up');
     }
-    for (const scheduledAt of abandoned) await this.tick(timer, scheduledAt, 'taken-over');
-    if ((this.options.catchUp ?? 'last') === 'skip' || anchor === undefined) return;
-    const missed = this.lastTickBefore(timer, anchor, now);
-    if (missed !== undefined) await this.tick(timer, missed, 'caught-up');
+  }
+
+  /**
+   * For each timer: its ticks claimed but left unfired past their lease (`abandoned`), and the later of its last
+   * claimed tick and when the replicas first scheduled it (`anchor`, undefined when neither is known). Undefined when
+   * the database cannot be asked (logged; the next check asks again).
+   */
+  private async lookUp(timers: readonly TimerDocument[], now: number): Promise<Map<string, KnownTicks> | undefined> {
+    let rows: KnownTicksRow[];
+    try {
+      const result = await this.options.pool.query<KnownTicksRow>(
+        `SELECT t.id,
+                (SELECT array_agg(scheduled_at) FROM pdp.timer_ticks WHERE timer_id = t.id AND done_at IS NULL AND claimed_until < $2) AS abandoned,
+                (SELECT max(scheduled_at) FROM pdp.timer_ticks WHERE timer_id = t.id) AS last,
+                (SELECT since FROM pdp.timer_schedules WHERE timer_id = t.id) AS since
+           FROM unnest($1::text[]) AS t(id)`,
+        [timers.map((timer) => timer.id), now],
+      );
+      rows = result.rows;
+    } catch (error) {
+      this.options.logger.warn({ err: error, timers: timers.length }, 'missed timer ticks could not be looked for; trying again later');
+      return undefined;
+    }
+    const known = new Map<string, KnownTicks>();
+    for (const row of rows) {
+      const anchors = [row.last, row.since].filter((value): value is string => value !== null).map(Number);
+      known.set(row.id, { abandoned: (row.abandoned ?? []).map(Number), anchor: anchors.length === 0 ? undefined : Math.max(...anchors) });
+    }
+    return known;
   }
 
   /**

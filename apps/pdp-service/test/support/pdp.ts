@@ -101,6 +101,8 @@ function testConfig(options: PdpOptions, database: TestDatabase, prefix: string)
     PDP_REPLICA_ID: options.replicaId ?? 'pdp-test',
     POLICY_TIMEZONE: options.timeZone ?? 'UTC',
     DEFAULT_DECISION: options.defaultDecision ?? 'allow',
+    // The stubs listen on loopback (jest.config.js allows it for every pdp of these tests).
+    PDP_CALL_ALLOW: process.env.PDP_CALL_ALLOW,
   });
   const breaker = { breakerFailures: options.breakerFailures ?? 5, breakerOpenMs: options.breakerOpenMs ?? 5000 };
   const historyTimeoutMs = options.historyTimeoutMs ?? 2000;

@@ -1,3 +1,4 @@
+import { HEADERS, parseWarnings } from '@custos/contracts';
 import type { Command } from 'commander';
 import { idPath } from './api';
 import type { RemoteContext } from './context';
@@ -48,6 +49,10 @@ export function registerComponentCommands(program: Command, context: RemoteConte
         // Sent as written, so the line and column of a syntax error the pap reports point into the file.
         const answer = await api.pap('POST', '/ws/component', { body: text, contentType: 'application/json', sentFile: displayName(file) });
         context.out(`registered ${identifierOf(text) ?? `the component of ${displayName(file)}`}${revisionSuffix(answer)}\n`);
+        // Registered, but pap has advice (e.g. a URL the pdps' default egress policy refuses): said on stderr.
+        for (const warning of parseWarnings(answer.headers.get(HEADERS.warning))) {
+          context.err(`warning: ${displayName(file)}${warning.path === undefined ? '' : `: ${warning.path}`}: ${warning.message}\n`);
+        }
         return REMOTE_EXIT.ok;
       }),
     );

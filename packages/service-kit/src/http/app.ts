@@ -3,6 +3,7 @@ import { ERROR_CODES } from '@custos/contracts';
 import type { Logger } from '../observability/logger';
 import type { ServiceMetrics } from '../observability/metrics';
 import { uuidv7 } from '../ids';
+import { isDatabaseUnavailable } from '../db/unavailable';
 import { HttpProblem, problems, writeProblem } from './problem';
 import { mountDocs } from './docs';
 
@@ -107,7 +108,14 @@ export function createServiceApp(options: ServiceAppOptions): ServiceApp {
   return { app, route, finish };
 }
 
-/** Known problems pass through; anything else is a bug, logged in full and answered without detail. */
+/** What a client is told to wait before trying again while the database is out of reach (`Retry-After`, seconds). */
+export const DATABASE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * Known problems pass through; a database out of reach is 503 `service_unavailable` with `Retry-After` (the request
+ * failed inside its transaction, so nothing of it was stored); anything else is a bug, logged in full and answered
+ * without detail.
+ */
 export function toProblem(error: unknown, logger: Logger, requestId: string | undefined, req?: Request): HttpProblem {
   if (error instanceof HttpProblem) return error;
   const status = (error as { status?: unknown; type?: unknown })?.status;
@@ -117,6 +125,14 @@ export function toProblem(error: unknown, logger: Logger, requestId: string | un
   }
   if (typeof status === 'number' && status >= 400 && status < 500) {
     return new HttpProblem(status, ERROR_CODES.invalidRequest, 'the request could not be read');
+  }
+  if (isDatabaseUnavailable(error)) {
+    logger.warn({ err: error, requestId, method: req?.method, path: req?.path }, 'database unavailable');
+    return problems.serviceUnavailable(
+      ERROR_CODES.serviceUnavailable,
+      'the database cannot be reached right now; try again shortly',
+      DATABASE_RETRY_AFTER_SECONDS,
+    );
   }
   logger.error({ err: error, requestId, method: req?.method, path: req?.path }, 'unhandled error');
   return new HttpProblem(500, ERROR_CODES.internal, 'an internal error occurred; it has been logged');

@@ -1,10 +1,12 @@
 import { BlockList } from 'node:net';
-import { isLinkLocal, isPublic, toAddress, type Address } from './addresses';
+import { ConfigError } from '../config';
+import { isLinkLocal, isPublic, toAddress, type IpAddress } from './addresses';
 
 /** Ports the Custos services listen on by default; with PDP_PORT, PAP_PORT and AUTH_PORT, never called unless named. */
 const SERVICE_PORTS = [8080, 8081, 8082];
 
-export class EgressConfigError extends Error {}
+/** A malformed PDP_CALL_ALLOW entry; a ConfigError, so a starting pdp says it in one sentence and stops. */
+export class EgressConfigError extends ConfigError {}
 
 /** One `host[:port]` entry of the allow list. */
 interface NamedHost {
@@ -82,7 +84,7 @@ export class EgressPolicy {
    * Why a connection to `address` (resolved from `host`) on `port` is refused, or undefined when it is
    * allowed. Every address a name resolves to must pass.
    */
-  refusal(host: string, address: Address, port: number): string | undefined {
+  refusal(host: string, address: IpAddress, port: number): string | undefined {
     if (this.names(host, port) && (!this.servicePorts.has(port) || this.namesWithPort(host, port))) return undefined;
     const exact = this.exactAddresses.has(address.text) || this.namesWithPort(address.text, port);
     if (isLinkLocal(address) && !exact) return `\`${address.text}\` is a link-local or metadata address`;

@@ -1,7 +1,11 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 
-/** An IP address in the one spelling the checks use: IPv4 dotted quad, or IPv6 as Node prints it. */
-export interface Address {
+/**
+ * An IP address in the one spelling the checks use: IPv4 dotted quad, or IPv6 as eight hexadecimal groups. Pure
+ * classification: nothing here resolves a name or opens a socket, so pap (warning at registration) and the pdp
+ * (refusing at call time) apply the same rules.
+ */
+export interface IpAddress {
   family: 'ipv4' | 'ipv6';
   text: string;
 }
@@ -28,7 +32,7 @@ function ipv6Groups(text: string): number[] | undefined {
  * spellings. Undefined when `text` is no IP address. (URL parsing already turns decimal, octal and hex
  * IPv4 spellings into dotted quads.)
  */
-export function toAddress(text: string): Address | undefined {
+export function toAddress(text: string): IpAddress | undefined {
   const bare = text.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (isIPv4(bare)) return { family: 'ipv4', text: bare };
   if (!isIPv6(bare)) return undefined;
@@ -71,10 +75,10 @@ const NOT_PUBLIC = blockList(
   ['::/128', '::1/128', '64:ff9b::/96', '64:ff9b:1::/48', '100::/64', '2001::/32', '2001:db8::/32', '2002::/16', 'fc00::/7', 'fe80::/10', 'fec0::/10', 'ff00::/8'],
 );
 
-export const isLinkLocal = (address: Address): boolean => LINK_LOCAL.check(address.text, address.family);
+export const isLinkLocal = (address: IpAddress): boolean => LINK_LOCAL.check(address.text, address.family);
 
 /** Public unicast: IPv4 outside the special ranges, IPv6 in 2000::/3 outside them. */
-export function isPublic(address: Address): boolean {
+export function isPublic(address: IpAddress): boolean {
   if (NOT_PUBLIC.check(address.text, address.family)) return false;
   if (address.family === 'ipv4') return true;
   const first = parseInt(address.text.split(':')[0] ?? '0', 16);

@@ -1,7 +1,6 @@
-import type { LookupAddress } from 'node:dns';
-import { EgressConfigError, EgressPolicy, egressRefusal, EgressRefused, guardedLookup, toAddress } from '../src/egress';
+import { ConfigError, DEFAULT_EGRESS_POLICY, EgressConfigError, EgressPolicy, egressRefusal, toAddress, unconditionalRefusal } from '../src';
 
-const publicOnly = new EgressPolicy([]);
+const publicOnly = DEFAULT_EGRESS_POLICY;
 const refusedBy = (policy: EgressPolicy, url: string) => egressRefusal(new URL(url), policy);
 
 describe('addresses', () => {
@@ -69,22 +68,19 @@ describe('PDP_CALL_ALLOW', () => {
       expect(() => EgressPolicy.fromEnv({ PDP_CALL_ALLOW: entry })).toThrow(EgressConfigError);
     }
     expect(() => EgressPolicy.fromEnv({ PDP_CALL_ALLOW: '10.0.0.0/33' })).toThrow('`10.0.0.0/33`');
+    // A ConfigError, so a starting pdp says it in one sentence (describeStartupFailure).
+    expect(() => EgressPolicy.fromEnv({ PDP_CALL_ALLOW: 'not a host' })).toThrow(ConfigError);
   });
 });
 
-describe('the guarded lookup', () => {
-  const lookupWith = (policy: EgressPolicy, url: string) =>
-    new Promise<{ error: NodeJS.ErrnoException | null; addresses: string | LookupAddress[] }>((resolve) => {
-      const parsed = new URL(url);
-      guardedLookup(parsed, policy)(parsed.hostname, { all: true }, (error, addresses) => resolve({ error, addresses }));
-    });
-
-  it('refuses a name that resolves to loopback, and hands over the checked addresses when allowed', async () => {
-    const refused = await lookupWith(publicOnly, 'http://localhost:9000/x');
-    expect(refused.error).toBeInstanceOf(EgressRefused);
-    expect(refused.error?.message).toMatch(/resolves to a refused address/);
-    const allowed = await lookupWith(EgressPolicy.fromEnv({ PDP_CALL_ALLOW: '127.0.0.1,::1' }), 'http://localhost:9000/x');
-    expect(allowed.error).toBeNull();
-    expect((allowed.addresses as LookupAddress[]).map((a) => a.address)).toEqual(expect.arrayContaining(['127.0.0.1']));
+describe('what is refused in every configuration', () => {
+  it('user information and schemes other than http(s), whatever PDP_CALL_ALLOW allows', () => {
+    const everything = EgressPolicy.fromEnv({ PDP_CALL_ALLOW: '0.0.0.0/0,::/0' });
+    expect(unconditionalRefusal(new URL('http://ann@93.184.216.34/pip'))).toMatch(/user information/);
+    expect(unconditionalRefusal(new URL('http://:secret@pip.example.com/pip'))).toMatch(/user information/);
+    expect(refusedBy(everything, 'https://ann:secret@10.1.2.3/pip')).toMatch(/user information/);
+    expect(unconditionalRefusal(new URL('rmi://pip.example.com/pip'))).toMatch(/not made/);
+    expect(unconditionalRefusal(new URL('https://pip.example.com/pip'))).toBeUndefined();
+    expect(refusedBy(everything, 'http://10.1.2.3/pip')).toBeUndefined();
   });
 });

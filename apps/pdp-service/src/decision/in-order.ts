@@ -1,0 +1,50 @@
+import { toAuthorizationDecision, type AuthorizationDecision, type EventAction } from '@custos/contracts';
+import type { EngineDecision, EngineEvent } from '@custos/policy-engine';
+import { uuidv7 } from '@custos/service-kit';
+import type { ActivePolicySet } from '../policy-set/follower';
+import type { Decider } from './decider';
+
+/** One event of a batch, checked and ready to decide. */
+export interface OrderedEvent {
+  event: EngineEvent;
+  action: EventAction;
+}
+
+/** One decided event: what the decision log and the answer are made of. */
+export interface DecidedEvent {
+  action: EventAction;
+  decisionId: string;
+  decision: EngineDecision;
+  answer: AuthorizationDecision;
+  /** When it was decided, in ns of process.hrtime (for the decision log's latency). */
+  decidedAt: bigint;
+}
+
+/**
+ * Decides the events of one batch request exactly as POST /event decides each: one after another in request order,
+ * so a history-using event is recorded before the next is decided and sees every earlier one (a limit of N allows
+ * exactly the first N), all against the same active set. The executes of every decision are stored before this
+ * returns, so none an answered decision required is lost. `stopAfter` ends the batch early (the AuthZEN
+ * short-circuiting semantics): events after the one it stops at are neither decided nor recorded.
+ */
+export async function decideInOrder(
+  decider: Decider,
+  active: ActivePolicySet,
+  events: readonly OrderedEvent[],
+  stopAfter: (answer: AuthorizationDecision) => boolean = () => false,
+): Promise<DecidedEvent[]> {
+  const decided: DecidedEvent[] = [];
+  const stored: Promise<void>[] = [];
+  for (const { event, action } of events) {
+    const pending = decider.decide(active, event, action.solution, false);
+    const decision = pending instanceof Promise ? await pending : pending;
+    const decisionId = `urn:decision:${uuidv7()}`;
+    const execution = decider.execute(active, decision, { decisionId });
+    if (execution !== undefined) stored.push(execution);
+    const answer = toAuthorizationDecision(decisionId, decision);
+    decided.push({ action, decisionId, decision, answer, decidedAt: process.hrtime.bigint() });
+    if (stopAfter(answer)) break;
+  }
+  await Promise.all(stored);
+  return decided;
+}

@@ -1,0 +1,110 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ERROR_CODES, HEADERS, SCOPES, type ProblemError } from '@custos/contracts';
+import {
+  HttpProblem,
+  JSON_TYPES,
+  insufficientScope,
+  parseJson,
+  problems,
+  readBody,
+  requireMediaType,
+  toProblem,
+  writeProblem,
+  type Logger,
+  type Principal,
+  type TokenVerifier,
+} from '@custos/service-kit';
+import type { ActivePolicySet } from '../policy-set/follower';
+
+/**
+ * The steps every decision route takes before deciding (POST /event, /events and the AuthZEN evaluations), in one
+ * place so the routes cannot drift apart: token and scope, media type and body, the active set at the revision the
+ * caller demands, and the problem answer when any of it fails.
+ */
+
+/** What the decision routes need from the policy-set follower. */
+export interface PolicySource {
+  readonly active: ActivePolicySet | undefined;
+  waitForRevision(revision: number, timeoutMs: number): Promise<boolean>;
+}
+
+/** The caller, who must hold `event:decide` (api.md §2.2). */
+export async function decidingPrincipal(verifier: TokenVerifier, req: IncomingMessage): Promise<Principal> {
+  const principal = await verifier.authenticate(req.headers.authorization);
+  if (!principal.hasScope(SCOPES.eventDecide)) throw insufficientScope(SCOPES.eventDecide);
+  return principal;
+}
+
+/** A JSON body of at most `limit` bytes: 415 for another media type, 413 when larger, 400 when not JSON. */
+export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+  // The header nearly every client sends needs no parsing (requireMediaType reads parameters with a regex).
+  if (req.headers['content-type'] !== 'application/json') requireMediaType(req, JSON_TYPES);
+  return parseJson(await readBody(req, limit));
+}
+
+/** The Min-Policy-Revision header: absent, or a non-negative integer. */
+export function minRevisionOf(header: string | string[] | undefined): number | undefined {
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join(', ') : header.trim();
+  if (!/^\d{1,15}$/.test(text)) {
+    throw problems.badRequest(
+      ERROR_CODES.invalidRequest,
+      `header \`${HEADERS.minPolicyRevision}\` must be a non-negative integer, got \`${text.slice(0, 40)}\``,
+      [{ path: `headers.${HEADERS.minPolicyRevision}`, message: 'must be a non-negative integer' }],
+    );
+  }
+  return Number(text);
+}
+
+const notReady = () =>
+  problems.serviceUnavailable(ERROR_CODES.serviceUnavailable, 'no policy set is active yet; try again shortly', 1);
+
+const revisionUnavailable = (wanted: number, active: number | undefined) =>
+  problems.serviceUnavailable(
+    ERROR_CODES.policyRevisionUnavailable,
+    `policy revision \`${wanted}\` is not active on this replica yet (active: ${active ?? 'none'})`,
+    1,
+  );
+
+/**
+ * The active set to decide with: at least the revision of `Min-Policy-Revision` (waiting up to `waitMs` for it,
+ * then 503), and 503 before the first snapshot. Taken once per request, so every item of a batch decides against
+ * the same revision.
+ */
+export async function activeSetFor(req: IncomingMessage, policies: PolicySource, waitMs: number): Promise<ActivePolicySet> {
+  const minRevision = minRevisionOf(req.headers['min-policy-revision']);
+  let active = policies.active;
+  if (minRevision !== undefined && (active === undefined || active.revision < minRevision)) {
+    const reached = await policies.waitForRevision(minRevision, waitMs);
+    active = policies.active;
+    if (!reached || active === undefined) throw revisionUnavailable(minRevision, active?.revision);
+  }
+  if (active === undefined) throw notReady();
+  return active;
+}
+
+/** Errors located inside one item of a batch: `parameters[1].name` of item 3 is `events[3].parameters[1].name`. */
+export const within = (prefix: string, errors: readonly ProblemError[]): ProblemError[] =>
+  errors.map((error) => ({ ...error, path: error.path === undefined ? prefix : `${prefix}.${error.path}` }));
+
+/**
+ * Answers a failed decision request as problem+json and says what status it got; undefined when the client went
+ * away while its body was read (nobody to answer).
+ */
+export function answerFailure(
+  req: IncomingMessage,
+  res: ServerResponse,
+  error: unknown,
+  logger: Logger,
+  requestId: string,
+  responseRequestId: string = requestId,
+): HttpProblem | undefined {
+  if (!(error instanceof HttpProblem) && (res.destroyed || req.socket.destroyed || req.readableAborted)) {
+    res.destroy();
+    return undefined;
+  }
+  const problem = toProblem(error, logger, requestId);
+  if (!res.headersSent) res.setHeader(HEADERS.requestId, responseRequestId);
+  writeProblem(res, problem);
+  return problem;
+}

@@ -1,0 +1,321 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import request from 'supertest';
+import { AUTHZEN_PATHS, MAX_BATCH_ITEMS } from '@custos/contracts';
+import { TestAuthority } from '@custos/test-kit';
+import { TestClock, policy, startPdp, type PdpHarness } from './support/pdp';
+
+/**
+ * The AuthZEN Authorization API 1.0 endpoints on real PostgreSQL and NATS, whitelisting (DEFAULT_DECISION=inhibit), so
+ * every `true` below is a policy's doing. The requests of the specification's examples are sent as they stand there,
+ * with policies that make the decisions the examples show.
+ */
+const A = (name: string) => `urn:action:acme:${name}`;
+const P = (name: string) => `urn:policy:acme:${name}`;
+const at = (parameter: string, path: string, fallback = '') => `<event:string eventParameter="${parameter}" jsonPathQuery="${path}" default="${fallback}"/>`;
+const is = (left: string, value: string) => `<equals>${left}<constant:string value="${value}"/></equals>`;
+
+/** can_read: Alice, any resource but `subject-search.md`, and only with GET when the action names a method. */
+const CAN_READ = policy(
+  P('can-read'),
+  `<mechanism event="${A('can_read')}">
+    <if><and>${is(at('subject', '$.id'), 'alice@example.com')}<not>${is(at('resource', '$.id'), 'subject-search.md')}</not>${is(at('action', '$.properties.method', 'GET'), 'GET')}</and>
+      <then><allow/></then></if>
+  </mechanism>`,
+);
+/** can_edit: editors only (`$.properties.role` of the subject). */
+const CAN_EDIT = policy(
+  P('can-edit'),
+  `<mechanism event="${A('can_edit')}"><if>${is(at('subject', '$.properties.role'), 'editor')}<then><allow/></then></if></mechanism>`,
+);
+/** read: documents other than `2`. */
+const READ = policy(
+  P('read'),
+  `<mechanism event="${A('read')}"><if><and>${is(at('resource', '$.type'), 'document')}<not>${is(at('resource', '$.id'), '2')}</not></and><then><allow/></then></if></mechanism>`,
+);
+/** view: allowed, with the resource's salary removed and a delay. */
+const VIEW = policy(
+  P('view'),
+  `<mechanism event="${A('view')}"><if><constant:true/><then><modify eventParameter="resource" method="delete" jsonPathQuery="$.properties.salary"/><delay amount="1" unit="SECONDS"/></then></if></mechanism>`,
+);
+/** download: twice per subject and day, over the event history. */
+const DOWNLOAD = policy(
+  P('download'),
+  `<mechanism event="${A('download')}">
+    <if><lessEqual><count><eventOccurrence event="${A('download')}"><parameter:string name="subject" jsonPathQuery="$.id">${at('subject', '$.id')}</parameter:string></eventOccurrence><when fixedTime="today"/></count><constant:number value="2"/></lessEqual>
+      <then><allow/></then></if>
+  </mechanism>`,
+);
+
+const alice = { type: 'user', id: 'alice@example.com' };
+const decisionsOf = (body: { evaluations: Array<{ decision: boolean }> }) => body.evaluations.map((e) => e.decision);
+
+describe('AuthZEN Authorization API', () => {
+  let authority: TestAuthority;
+  let token: string;
+  let pdp: PdpHarness;
+
+  beforeAll(async () => {
+    authority = await new TestAuthority().start();
+    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
+    pdp = await startPdp({ authority, clock: new TestClock(Date.parse('2026-01-15T12:00:00Z')), defaultDecision: 'inhibit' });
+    for (const [id, xml] of [
+      ['can-read', CAN_READ],
+      ['can-edit', CAN_EDIT],
+      ['read', READ],
+      ['view', VIEW],
+      ['download', DOWNLOAD],
+    ] as const) {
+      await pdp.deploy(P(id), xml);
+    }
+  });
+
+  afterAll(async () => {
+    await pdp?.stop();
+    await authority?.stop();
+  });
+
+  const post = (path: string, body: unknown, bearer = token) => request(pdp.server).post(path).set('Authorization', `Bearer ${bearer}`).send(body as object);
+  const evaluation = (body: unknown) => post(AUTHZEN_PATHS.evaluation, body);
+  const evaluations = (body: unknown) => post(AUTHZEN_PATHS.evaluations, body);
+
+  describe('the examples of the specification', () => {
+    it('§6.1.1: the Access Evaluation request; the action properties reach the policy', async () => {
+      const example = {
+        subject: alice,
+        resource: { type: 'account', id: '123' },
+        action: { name: 'can_read', properties: { method: 'GET' } },
+        context: { time: '1985-10-26T01:22-07:00' },
+      };
+      const response = await evaluation(example);
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.body.decision).toBe(true);
+      const deleting = await evaluation({ ...example, action: { name: 'can_read', properties: { method: 'DELETE' } } });
+      expect(deleting.body.decision).toBe(false);
+    });
+
+    it('§10.1.4: the HTTPS Access Evaluation request, its X-Request-ID answered unchanged', async () => {
+      const response = await evaluation({
+        subject: alice,
+        resource: { type: 'todo', id: '1' },
+        action: { name: 'can_read' },
+        context: { time: '1985-10-26T01:22-07:00' },
+      }).set('X-Request-ID', 'bfe9eb29-ab87-4ca3-be83-a1d5d8305716');
+      expect(response.status).toBe(200);
+      expect(response.headers['x-request-id']).toBe('bfe9eb29-ab87-4ca3-be83-a1d5d8305716');
+      expect(response.body.decision).toBe(true);
+      expect(response.body.context).toEqual({
+        decision_id: expect.stringMatching(/^urn:decision:[0-9a-f-]{36}$/),
+        policy_revision: pdp.follower.active?.revision,
+        modifiers: [],
+        delay_ms: 0,
+      });
+    });
+
+    it('§7.1: three evaluations without defaults', async () => {
+      const entry = (id: string) => ({ subject: alice, action: { name: 'can_read' }, resource: { type: 'document', id }, context: { time: '2024-05-31T15:22-07:00' } });
+      const response = await evaluations({ evaluations: [entry('boxcarring.md'), entry('subject-search.md'), entry('resource-search.md')] });
+      expect(response.status).toBe(200);
+      expect(response.body.decision).toBeUndefined();
+      expect(decisionsOf(response.body)).toEqual([true, false, true]);
+    });
+
+    it('§7.1.1: a default subject and context', async () => {
+      const response = await evaluations({
+        subject: alice,
+        context: { time: '2024-05-31T15:22-07:00' },
+        evaluations: ['boxcarring.md', 'subject-search.md', 'resource-search.md'].map((id) => ({ action: { name: 'can_read' }, resource: { type: 'document', id } })),
+      });
+      expect(decisionsOf(response.body)).toEqual([true, false, true]);
+    });
+
+    it('§7.1.1 and §10.1.4: a default action the third evaluation overrides', async () => {
+      const response = await evaluations({
+        subject: alice,
+        context: { time: '2024-05-31T15:22-07:00' },
+        action: { name: 'can_read' },
+        evaluations: [
+          { resource: { type: 'document', id: 'boxcarring.md' } },
+          { resource: { type: 'document', id: 'subject-search.md' } },
+          { action: { name: 'can_edit' }, resource: { type: 'document', id: 'resource-search.md' } },
+        ],
+      }).set('X-Request-ID', 'bfe9eb29-ab87-4ca3-be83-a1d5d8305716');
+      expect(response.status).toBe(200);
+      expect(response.headers['x-request-id']).toBe('bfe9eb29-ab87-4ca3-be83-a1d5d8305716');
+      expect(decisionsOf(response.body)).toEqual([true, false, false]);
+      // An editor may edit: the third decision was the can_edit policy's.
+      const editor = await evaluations({
+        subject: { ...alice, properties: { role: 'editor' } },
+        evaluations: [{ action: { name: 'can_edit' }, resource: { type: 'document', id: 'resource-search.md' } }],
+      });
+      expect(decisionsOf(editor.body)).toEqual([true]);
+    });
+
+    describe('§7.1.2.1: the three evaluation semantics on documents 1, 2 and 3', () => {
+      const ask = (semantic: string) =>
+        evaluations({
+          subject: alice,
+          action: { name: 'read' },
+          options: { evaluations_semantic: semantic },
+          evaluations: ['1', '2', '3'].map((id) => ({ resource: { type: 'document', id } })),
+        });
+
+      it('execute_all decides every evaluation, and is the default', async () => {
+        expect(decisionsOf((await ask('execute_all')).body)).toEqual([true, false, true]);
+        const byDefault = await evaluations({ subject: alice, action: { name: 'read' }, evaluations: ['1', '2', '3'].map((id) => ({ resource: { type: 'document', id } })) });
+        expect(decisionsOf(byDefault.body)).toEqual([true, false, true]);
+      });
+
+      it('deny_on_first_deny stops at the first false, deciding nothing after it', async () => {
+        const response = await ask('deny_on_first_deny').set('X-Request-ID', 'deny-first');
+        expect(decisionsOf(response.body)).toEqual([true, false]);
+        expect(pdp.log.lines.filter((line) => line.log === 'decision' && line.requestId === 'deny-first')).toHaveLength(2);
+      });
+
+      it('permit_on_first_permit stops at the first true', async () => {
+        const response = await ask('permit_on_first_permit').set('X-Request-ID', 'permit-first');
+        expect(decisionsOf(response.body)).toEqual([true]);
+        expect(pdp.log.lines.filter((line) => line.log === 'decision' && line.requestId === 'permit-first')).toHaveLength(1);
+      });
+    });
+
+    it('§7.1.2: the options example lacks an action, here and as a default: 400 naming it', async () => {
+      const response = await evaluations({
+        evaluations: [{ resource: { type: 'doc', id: '1' }, subject: { type: 'doc', id: '2' } }],
+        options: { evaluations_semantic: 'execute_all', another_option: 'value' },
+      });
+      expect(response.status).toBe(400);
+      expect(response.body.errors).toEqual([{ path: 'evaluations[0].action', message: 'is required, here or as a top-level default' }]);
+    });
+  });
+
+  it('answers a request without evaluations, or with an empty array, like a single evaluation', async () => {
+    for (const extra of [{}, { evaluations: [] }]) {
+      const response = await evaluations({ subject: alice, action: { name: 'read' }, resource: { type: 'document', id: '1' }, ...extra });
+      expect(response.status).toBe(200);
+      expect(response.body.decision).toBe(true);
+      expect(response.body.evaluations).toBeUndefined();
+    }
+  });
+
+  it('puts modifiers and the delay in the context; a caller that cannot apply modifiers gets false', async () => {
+    const ask = { subject: alice, action: { name: 'view' }, resource: { type: 'employee', id: 'e1', properties: { salary: 5000 } } };
+    const applied = await evaluation(ask);
+    expect(applied.body.decision).toBe(true);
+    expect(applied.body.context.delay_ms).toBe(1000);
+    expect(applied.body.context.modifiers).toEqual([{ name: 'resource', expression: '$.properties.salary', engine: [{ method: 'delete', parameters: [] }] }]);
+
+    const refused = await evaluation({ ...ask, options: { custos_modifiers_supported: false } });
+    expect(refused.body).toMatchObject({ decision: false, context: { reason: 'modifiers_not_supported', modifiers: applied.body.context.modifiers } });
+    const batch = await evaluations({ subject: alice, options: { custos_modifiers_supported: false }, evaluations: [ask, { action: { name: 'read' }, resource: { type: 'document', id: '1' } }] });
+    expect(decisionsOf(batch.body)).toEqual([false, true]);
+    // deny_on_first_deny counts the refusal as a deny.
+    const stopped = await evaluations({ subject: alice, options: { custos_modifiers_supported: false, evaluations_semantic: 'deny_on_first_deny' }, evaluations: [ask, ask] });
+    expect(decisionsOf(stopped.body)).toEqual([false]);
+  });
+
+  it('decides history-using evaluations in order: a limit of 2 per subject allows exactly the first 2', async () => {
+    const response = await evaluations({
+      action: { name: 'download' },
+      resource: { type: 'file', id: 'f' },
+      evaluations: ['bob', 'bob', 'carol', 'bob', 'carol', 'carol'].map((id) => ({ subject: { type: 'user', id } })),
+    });
+    expect(decisionsOf(response.body)).toEqual([true, true, true, false, true, false]);
+  });
+
+  it('takes a whole action URN, refuses a bare name for a token of several solutions, and a foreign solution with 403', async () => {
+    const both = authority.mint({ scopes: ['event:decide'], solutions: ['acme', 'globex'] });
+    const viaUrn = await post(AUTHZEN_PATHS.evaluation, { subject: alice, action: { name: A('read') }, resource: { type: 'document', id: '1' } }, both);
+    expect(viaUrn.body.decision).toBe(true);
+    const bare = await post(AUTHZEN_PATHS.evaluation, { subject: alice, action: { name: 'read' }, resource: { type: 'document', id: '1' } }, both);
+    expect(bare.status).toBe(400);
+    expect(bare.body.errors).toEqual([{ path: 'action.name', message: expect.stringContaining('urn:action:<solution>:read') }]);
+    const foreign = await evaluations({ subject: alice, resource: { type: 'document', id: '1' }, evaluations: [{ action: { name: 'read' } }, { action: { name: 'urn:action:globex:read' } }] });
+    expect(foreign.status).toBe(403);
+    expect(foreign.headers['www-authenticate']).toMatch(/insufficient_scope/);
+  });
+
+  it('answers bad requests with 400, 401, 403 and 413 problems, deciding nothing', async () => {
+    const lines = () => pdp.log.lines.filter((line) => line.log === 'decision').length;
+    const before = lines();
+    const missing = await evaluation({ action: { name: 'read' }, resource: { type: 'document', id: '1' } });
+    expect(missing.status).toBe(400);
+    expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(missing.body.errors).toEqual([{ path: 'subject', message: 'is required' }]);
+    const mistyped = await evaluation({ subject: { type: 'user', id: 7 }, action: { name: 'read' }, resource: { type: 'document', id: '1', properties: [] } });
+    expect(mistyped.status).toBe(400);
+    expect(mistyped.body.errors.map((e: { path: string }) => e.path).sort()).toEqual(['resource.properties', 'subject.id']);
+    const badName = await evaluations({ subject: alice, resource: { type: 'document', id: '1' }, evaluations: [{ action: { name: 'read' } }, { action: { name: 'read it' } }] });
+    expect(badName.status).toBe(400);
+    expect(badName.body.errors.map((e: { path: string }) => e.path)).toEqual(['evaluations[1].action.name']);
+    const badSemantic = await evaluations({ subject: alice, action: { name: 'read' }, resource: { type: 'document', id: '1' }, options: { evaluations_semantic: 'all' } });
+    expect(badSemantic.status).toBe(400);
+    expect(badSemantic.body.errors[0].path).toBe('options.evaluations_semantic');
+
+    const anonymous = await request(pdp.server).post(AUTHZEN_PATHS.evaluation).set('X-Request-ID', 'who am i?').send({});
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer/);
+    expect(anonymous.headers['x-request-id']).toBe('who am i?');
+    const unscoped = await post(AUTHZEN_PATHS.evaluations, {}, authority.mint({ scopes: ['policy:read'], solutions: ['acme'] }));
+    expect(unscoped.status).toBe(403);
+    const tooMany = await evaluations({ subject: alice, action: { name: 'read' }, evaluations: Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => ({ resource: { type: 'document', id: '1' } })) });
+    expect(tooMany.status).toBe(413);
+    expect(lines()).toBe(before);
+  });
+
+  it('honours Min-Policy-Revision', async () => {
+    const current = pdp.follower.active?.revision ?? 0;
+    const ask = { subject: alice, action: { name: 'archive' }, resource: { type: 'document', id: '1' } };
+    const answered = evaluation(ask)
+      .set('Min-Policy-Revision', String(current + 1))
+      .then((response) => response);
+    const deployed = await pdp.deploy(P('archive'), policy(P('archive'), `<mechanism event="${A('archive')}"><if><constant:true/><then><allow/></then></if></mechanism>`));
+    const response = await answered;
+    expect(response.status).toBe(200);
+    expect(response.body.decision).toBe(true);
+    expect(response.body.context.policy_revision).toBeGreaterThanOrEqual(deployed);
+  });
+
+  it('decides the example policy for AuthZEN callers (examples/policies/authzen-documents.xml)', async () => {
+    const xml = readFileSync(path.join(__dirname, '..', '..', '..', 'examples', 'policies', 'authzen-documents.xml'), 'utf8');
+    await pdp.deploy('urn:policy:acme:authzen-documents', xml);
+    const document = { type: 'document', id: 'd1', properties: { owner: 'bob', department: 'sales', notes: 'draft' } };
+    const user = (id: string, department: string) => ({ type: 'user', id, properties: { department } });
+    const response = await evaluations({
+      action: { name: 'can_read' },
+      resource: document,
+      evaluations: [{ subject: user('bob', 'sales') }, { subject: user('ann', 'sales') }, { subject: user('eve', 'finance') }],
+    });
+    expect(decisionsOf(response.body)).toEqual([true, true, false]);
+    expect(response.body.evaluations[1].context.modifiers).toEqual([{ name: 'resource', expression: '$.properties.notes', engine: [{ method: 'delete', parameters: [] }] }]);
+    const downloads = await evaluations({
+      subject: user('ann', 'sales'),
+      action: { name: 'can_download' },
+      evaluations: Array.from({ length: 4 }, () => ({ resource: document })),
+    });
+    expect(decisionsOf(downloads.body)).toEqual([true, true, true, false]);
+  });
+
+  describe('the metadata (§9)', () => {
+    it('is public and names the endpoints under the scheme and host the caller reached', async () => {
+      const response = await request(pdp.server).get(AUTHZEN_PATHS.metadata).set('Host', 'pdp.example.com').set('X-Forwarded-Proto', 'https');
+      expect(response.status).toBe(200);
+      expect(response.headers['content-type']).toMatch(/^application\/json/);
+      expect(response.body).toEqual({
+        policy_decision_point: 'https://pdp.example.com',
+        access_evaluation_endpoint: 'https://pdp.example.com/access/v1/evaluation',
+        access_evaluations_endpoint: 'https://pdp.example.com/access/v1/evaluations',
+      });
+      // The endpoints it names are where this pdp answers.
+      const { port } = pdp.server.address() as { port: number };
+      const local = await request(pdp.server).get(AUTHZEN_PATHS.metadata);
+      expect(local.body.access_evaluation_endpoint).toBe(`http://127.0.0.1:${port}/access/v1/evaluation`);
+    });
+
+    it('refuses a Host that is not a host name, and methods other than GET', async () => {
+      expect((await request(pdp.server).get(AUTHZEN_PATHS.metadata).set('Host', 'evil.example.com/path?x')).status).toBe(400);
+      expect((await request(pdp.server).post(AUTHZEN_PATHS.metadata).send({})).status).toBe(405);
+    });
+  });
+});

@@ -1,0 +1,252 @@
+import { MAX_BATCH_ITEMS } from './batch';
+import { modifierSchema } from './schemas';
+import type { Modifier } from './decision';
+
+/**
+ * The OpenID AuthZEN Authorization API 1.0 (final) as the pdp speaks it: the information model (§5), the Access
+ * Evaluation API (§6), the Access Evaluations API (§7) and the PDP metadata (§9), HTTPS JSON binding (§10).
+ * Unknown fields are ignored wherever they appear (§10.1.1), so every object schema here allows them.
+ * How these map onto Custos events and decisions is in authzen-mapping.ts and docs/api.md, "AuthZEN".
+ */
+
+/** §5.1; a Resource (§5.2) has the same shape. */
+export interface AuthZenEntity {
+  type: string;
+  id: string;
+  properties?: Record<string, unknown>;
+}
+
+export type AuthZenSubject = AuthZenEntity;
+export type AuthZenResource = AuthZenEntity;
+
+/** §5.3 */
+export interface AuthZenAction {
+  name: string;
+  properties?: Record<string, unknown>;
+}
+
+/** §5.4: any object. */
+export type AuthZenContext = Record<string, unknown>;
+
+/** §7.1.2.1 */
+export const EVALUATIONS_SEMANTICS = ['execute_all', 'deny_on_first_deny', 'permit_on_first_permit'] as const;
+export type EvaluationsSemantic = (typeof EVALUATIONS_SEMANTICS)[number];
+
+/** Names of the request `options` the pdp reads. */
+export const AUTHZEN_OPTIONS = {
+  /** §7.1.2.1; `execute_all` when absent. */
+  evaluationsSemantic: 'evaluations_semantic',
+  /**
+   * Custos' own: `false` declares that the caller cannot apply modifiers, so an allowing decision that carries
+   * modifiers is answered `false` (fail closed). Accepted on both evaluation endpoints; `true` when absent.
+   */
+  modifiersSupported: 'custos_modifiers_supported',
+} as const;
+
+export interface AuthZenOptions {
+  evaluations_semantic?: EvaluationsSemantic;
+  custos_modifiers_supported?: boolean;
+  [option: string]: unknown;
+}
+
+/** §6.1, plus `options` (an augmentation §4 allows; only `custos_modifiers_supported` means anything here). */
+export interface AccessEvaluationRequest {
+  subject: AuthZenSubject;
+  action: AuthZenAction;
+  resource: AuthZenResource;
+  context?: AuthZenContext;
+  options?: AuthZenOptions;
+}
+
+/** One entry of `evaluations`: whatever it omits comes from the top-level defaults (§7.1.1). */
+export interface AuthZenEvaluation {
+  subject?: AuthZenSubject;
+  action?: AuthZenAction;
+  resource?: AuthZenResource;
+  context?: AuthZenContext;
+}
+
+/** §7.1: without `evaluations` (or with an empty one) it is answered like a single evaluation. */
+export interface AccessEvaluationsRequest extends AuthZenEvaluation {
+  evaluations?: AuthZenEvaluation[];
+  options?: AuthZenOptions;
+}
+
+/**
+ * What the pdp puts in a decision's `context` (§5.5.1 leaves its content to the implementation). A PEP that does not
+ * understand it still gets a safe boolean: `decision` is true only when the event is allowed and nothing in here
+ * has to be applied that the caller said it cannot apply.
+ */
+export interface CustosDecisionContext {
+  /** The Custos decision id (`urn:decision:` + UUIDv7), the key of the decision log. */
+  decision_id: string;
+  /** The revision of the policy set that decided (the `Policy-Revision` of `POST /event`). */
+  policy_revision: number;
+  /** The modifiers the PEP must apply before releasing, as `POST /event` answers them; empty when denied. */
+  modifiers: Modifier[];
+  /** Milliseconds the PEP must wait before releasing (or dropping); 0 = none. */
+  delay_ms: number;
+  /** Why `decision` is false although the event was allowed (see AUTHZEN_REASONS). */
+  reason?: string;
+}
+
+export const AUTHZEN_REASONS = {
+  /** The event was allowed with modifiers, and the caller declared it cannot apply modifiers. */
+  modifiersNotSupported: 'modifiers_not_supported',
+} as const;
+
+/** §5.5 */
+export interface AuthZenDecision {
+  decision: boolean;
+  context?: CustosDecisionContext;
+}
+
+/** §7.2: one decision per evaluation, in order; shorter when a short-circuiting semantic stopped early. */
+export interface AccessEvaluationsResponse {
+  evaluations: AuthZenDecision[];
+}
+
+/** §9.1 */
+export interface PdpMetadata {
+  policy_decision_point: string;
+  access_evaluation_endpoint: string;
+  access_evaluations_endpoint?: string;
+  search_subject_endpoint?: string;
+  search_resource_endpoint?: string;
+  search_action_endpoint?: string;
+  capabilities?: string[];
+}
+
+/** Default paths of §10.1 and the well-known location of §9.2. */
+export const AUTHZEN_PATHS = {
+  evaluation: '/access/v1/evaluation',
+  evaluations: '/access/v1/evaluations',
+  metadata: '/.well-known/authzen-configuration',
+} as const;
+
+/**
+ * The metadata document of a pdp reached at `base` (scheme and authority, no path, query or fragment). The search
+ * APIs are not offered, so their parameters are omitted (§9.1.1: absence means unsupported).
+ */
+export function authzenMetadata(base: string): PdpMetadata {
+  const root = base.replace(/\/+$/, '');
+  return {
+    policy_decision_point: root,
+    access_evaluation_endpoint: `${root}${AUTHZEN_PATHS.evaluation}`,
+    access_evaluations_endpoint: `${root}${AUTHZEN_PATHS.evaluations}`,
+  };
+}
+
+/** Whether a short-circuiting semantic stops after a decision (§7.1.2.1); `execute_all` never does. */
+export function evaluationStops(semantic: EvaluationsSemantic, decision: boolean): boolean {
+  if (semantic === 'deny_on_first_deny') return !decision;
+  if (semantic === 'permit_on_first_permit') return decision;
+  return false;
+}
+
+// ---- JSON Schemas (types only; which entities are required depends on the endpoint and on defaults) ----
+
+const propertiesSchema = { type: 'object', description: 'any further attributes', additionalProperties: true } as const;
+
+const entitySchema = (what: string) =>
+  ({
+    type: 'object',
+    required: ['type', 'id'],
+    description: `the ${what} (AuthZEN §5); reaches policies as the complex parameter \`${what}\``,
+    properties: { type: { type: 'string' }, id: { type: 'string' }, properties: propertiesSchema },
+    additionalProperties: true,
+  }) as const;
+
+export const authzenSubjectSchema = entitySchema('subject');
+export const authzenResourceSchema = entitySchema('resource');
+
+export const authzenActionSchema = {
+  type: 'object',
+  required: ['name'],
+  description: 'the action (AuthZEN §5.3): `name` is an action name of the caller’s solution or a whole `urn:action:…`',
+  properties: { name: { type: 'string' }, properties: propertiesSchema },
+  additionalProperties: true,
+} as const;
+
+export const authzenContextSchema = {
+  type: 'object',
+  description: 'the environment (AuthZEN §5.4); reaches policies as the complex parameter `context`',
+  additionalProperties: true,
+} as const;
+
+export const authzenOptionsSchema = {
+  type: 'object',
+  properties: {
+    evaluations_semantic: { type: 'string', enum: [...EVALUATIONS_SEMANTICS], description: 'AuthZEN §7.1.2.1; `execute_all` when absent' },
+    custos_modifiers_supported: {
+      type: 'boolean',
+      description: '`false`: the caller cannot apply modifiers, so a decision with modifiers is answered `false`',
+    },
+  },
+  additionalProperties: true,
+} as const;
+
+const evaluationProperties = {
+  subject: authzenSubjectSchema,
+  action: authzenActionSchema,
+  resource: authzenResourceSchema,
+  context: authzenContextSchema,
+} as const;
+
+/** `POST /access/v1/evaluation` (§6.1). */
+export const accessEvaluationRequestSchema = {
+  type: 'object',
+  required: ['subject', 'action', 'resource'],
+  properties: { ...evaluationProperties, options: authzenOptionsSchema },
+  additionalProperties: true,
+} as const;
+
+/** `POST /access/v1/evaluations` (§7.1); the entities required after applying defaults are checked by the mapping. */
+export const accessEvaluationsRequestSchema = {
+  type: 'object',
+  properties: {
+    ...evaluationProperties,
+    evaluations: {
+      type: 'array',
+      maxItems: MAX_BATCH_ITEMS,
+      description: `at most ${MAX_BATCH_ITEMS}; each entry overrides the top-level defaults`,
+      items: { type: 'object', properties: evaluationProperties, additionalProperties: true },
+    },
+    options: authzenOptionsSchema,
+  },
+  additionalProperties: true,
+} as const;
+
+export const custosDecisionContextSchema = {
+  type: 'object',
+  required: ['decision_id', 'policy_revision', 'modifiers', 'delay_ms'],
+  properties: {
+    decision_id: { type: 'string', pattern: '^urn:decision:[0-9a-f-]{36}$' },
+    policy_revision: { type: 'integer', minimum: 0 },
+    modifiers: { type: 'array', items: modifierSchema },
+    delay_ms: { type: 'integer', minimum: 0 },
+    reason: { type: 'string', enum: Object.values(AUTHZEN_REASONS) },
+  },
+} as const;
+
+export const authzenDecisionSchema = {
+  type: 'object',
+  required: ['decision'],
+  properties: { decision: { type: 'boolean' }, context: custosDecisionContextSchema },
+} as const;
+
+export const accessEvaluationsResponseSchema = {
+  type: 'object',
+  required: ['evaluations'],
+  properties: { evaluations: { type: 'array', items: authzenDecisionSchema } },
+} as const;
+
+export const pdpMetadataSchema = {
+  type: 'object',
+  required: ['policy_decision_point', 'access_evaluation_endpoint'],
+  properties: {
+    policy_decision_point: { type: 'string' },
+    access_evaluation_endpoint: { type: 'string' },
+    access_evaluations_endpoint: { type: 'string' },
+  },
+} as const;

@@ -1,0 +1,134 @@
+import type { AccessEvaluationRequest, EvaluationsSemantic } from '@custos/contracts';
+import { applyAuthZenModifiers, type AuthZenResult } from '../src/authzen';
+import { CustosClient } from '../src/client';
+import { MalformedDecisionError, TransportError, UnsupportedModifierError } from '../src/errors';
+import type { CustosClientOptions } from '../src/options';
+import { json, modifier, TestServer, tokenServer } from './servers';
+
+/** `evaluation` and `evaluations` against a real HTTP server standing in for the pdp's AuthZEN routes. */
+let tokens: Awaited<ReturnType<typeof tokenServer>>;
+let pdp: TestServer;
+
+const DECISION_ID = 'urn:decision:0193a5e2-7c4b-7d6e-9f10-2b3c4d5e6f70';
+
+/** An AuthZEN decision as Custos answers it. */
+function authzen(allowed: boolean, { modifiers = [] as unknown[], delay = 0, revision = 4 } = {}) {
+  return { decision: allowed, context: { decision_id: DECISION_ID, policy_revision: revision, modifiers, delay_ms: delay } };
+}
+
+beforeEach(async () => {
+  tokens = await tokenServer();
+  pdp = await TestServer.start((_, res) => json(res, 200, authzen(true)));
+});
+afterEach(async () => {
+  await tokens.stop();
+  await pdp.stop();
+});
+
+const client = (options: Partial<CustosClientOptions> = {}) =>
+  new CustosClient({ pdpUrl: pdp.url, authUrl: tokens.url, clientId: 'pep', clientSecret: 'pep-secret', retry: { baseDelayMs: 1, maxDelayMs: 5 }, ...options });
+
+const request = (): AccessEvaluationRequest => ({
+  subject: { type: 'user', id: 'alice@acme.example' },
+  action: { name: 'read' },
+  resource: { type: 'document', id: 'd1', properties: { title: 'Q3 plan', owner: 'bob' } },
+  context: { time: 1_795_424_400 },
+});
+
+const failureOf = (promise: Promise<unknown>): Promise<Error> =>
+  promise.then(
+    () => {
+      throw new Error('expected a rejection');
+    },
+    (error: unknown) => error as Error,
+  );
+
+describe('evaluation', () => {
+  it('posts the request as sent and returns the spec’s shape with Custos’ context', async () => {
+    const custos = client();
+    await expect(custos.evaluation(request())).resolves.toEqual(authzen(true));
+    expect(custos.policyRevision).toBe(4);
+    const [seen] = pdp.seen;
+    expect(seen?.url).toBe('/access/v1/evaluation');
+    expect(seen?.headers.authorization).toBe('Bearer token-1');
+    expect(JSON.parse(seen?.body ?? '')).toEqual(request());
+  });
+
+  it('refuses a request without subject, action or resource before sending it', async () => {
+    const { action: _, ...withoutAction } = request();
+    await expect(client().evaluation(withoutAction as AccessEvaluationRequest)).rejects.toThrow('the access evaluation request needs `action`');
+    expect(pdp.seen).toHaveLength(0);
+  });
+
+  it.each([
+    ['a bare boolean', { decision: true }, '`context` must be an object'],
+    ['a decision as text', { ...authzen(true), decision: 'true' }, '`decision` must be a boolean'],
+    ['no revision', { decision: true, context: { ...authzen(true).context, policy_revision: -1 } }, '`context.policy_revision` must be a revision'],
+    ['a malformed modifier', authzen(true, { modifiers: [{ name: 'resource' }] }), '`context.modifiers[0]`: `expression` must be a string'],
+  ])('rejects %s as malformed', async (_, body, message) => {
+    pdp.handle((__, res) => json(res, 200, body));
+    const error = await failureOf(client().evaluation(request()));
+    expect(error).toBeInstanceOf(MalformedDecisionError);
+    expect((error.cause as Error).message).toBe(message);
+  });
+
+  it('never repeats a request that may have reached the pdp', async () => {
+    pdp.handle((_, res, req) => void req.socket.destroy());
+    expect(await failureOf(client().evaluation(request()))).toBeInstanceOf(TransportError);
+    expect(pdp.seen).toHaveLength(1);
+  });
+});
+
+describe('evaluations', () => {
+  const batch = (semantic?: EvaluationsSemantic) => ({
+    subject: { type: 'user', id: 'alice@acme.example' },
+    resource: { type: 'document', id: 'd1' },
+    evaluations: [{ action: { name: 'read' } }, { action: { name: 'edit' } }, { action: { name: 'delete' } }],
+    ...(semantic === undefined ? {} : { options: { evaluations_semantic: semantic } }),
+  });
+
+  it('returns one decision per evaluation, in order', async () => {
+    pdp.handle((_, res) => json(res, 200, { evaluations: [authzen(true), authzen(true), authzen(false, { revision: 4 })] }));
+    const results = await client().evaluations(batch());
+    expect(results.evaluations.map((result) => result.decision)).toEqual([true, true, false]);
+    expect(pdp.seen[0]?.url).toBe('/access/v1/evaluations');
+    expect(JSON.parse(pdp.seen[0]?.body ?? '')).toEqual(batch());
+  });
+
+  it('accepts fewer decisions only when a semantic may stop early', async () => {
+    pdp.handle((_, res) => json(res, 200, { evaluations: [authzen(true), authzen(false)] }));
+    await expect(client().evaluations(batch('deny_on_first_deny'))).resolves.toEqual({ evaluations: [authzen(true), authzen(false)] });
+    const error = await failureOf(client().evaluations(batch()));
+    expect(error).toBeInstanceOf(MalformedDecisionError);
+    expect((error.cause as Error).message).toBe('3 evaluations were sent but 2 decisions came back');
+    pdp.handle((_, res) => json(res, 200, { evaluations: [] }));
+    expect(await failureOf(client().evaluations(batch('permit_on_first_permit')))).toBeInstanceOf(MalformedDecisionError);
+  });
+
+  it('refuses a request without evaluations, pointing to evaluation()', async () => {
+    await expect(client().evaluations({ ...batch(), evaluations: [] })).rejects.toThrow('use `evaluation()` for a single one');
+    expect(pdp.seen).toHaveLength(0);
+  });
+});
+
+describe('applyAuthZenModifiers', () => {
+  it('applies the modifiers to a copy of the entities they name', () => {
+    const evaluation = { ...request(), context: undefined };
+    const snapshot = structuredClone(evaluation);
+    const result = authzen(true, {
+      modifiers: [modifier('resource', '$.properties.title', 'password'), modifier('subject', '$.id', 'shorten', { length: 5 }), modifier('context', '$', 'delete')],
+    });
+    const released = applyAuthZenModifiers(evaluation, result as AuthZenResult);
+    expect(released).toEqual({
+      subject: { type: 'user', id: 'alice.' },
+      action: { name: 'read' },
+      resource: { type: 'document', id: 'd1', properties: { title: '*******', owner: 'bob' } },
+    });
+    expect(evaluation).toEqual(snapshot);
+  });
+
+  it('fails closed on a modifier it cannot apply', () => {
+    const result = authzen(true, { modifiers: [modifier('resource', '$.properties.title', 'encrypt')] });
+    expect(() => applyAuthZenModifiers(request(), result as AuthZenResult)).toThrow(UnsupportedModifierError);
+  });
+});
