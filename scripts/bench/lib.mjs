@@ -23,6 +23,9 @@ const distOf = (workspace) => {
 export const testKit = () => distOf('packages/test-kit');
 export const contracts = () => distOf('packages/contracts');
 
+/** Node flags of every pdp the benchmarks start; BENCH_PDP_NODE_ARGS (space-separated) replaces them for a comparison. */
+export const PDP_NODE_ARGS = (process.env.BENCH_PDP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+
 export const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 export const ADMIN = { id: 'bench-admin', secret: 'bench-admin-secret-0123456789abcdef' };
 /** Solution (tenant) of every benchmark policy. */
@@ -342,7 +345,8 @@ export async function startCore({ label = 'bench' } = {}) {
       pdps,
       /** Starts one pdp replica (stdout to a sink); options as startService. */
       async startPdp(options = {}, extraEnv = {}) {
-        const pdp = await startService('pdp-service', { ...env, ...extraEnv }, { stdout: 'ignore', ...options });
+        const nodeArgs = [...PDP_NODE_ARGS, ...(options.nodeArgs ?? [])];
+        const pdp = await startService('pdp-service', { ...env, ...extraEnv }, { stdout: 'ignore', ...options, nodeArgs });
         services.push(pdp);
         pdps.push(pdp);
         pdp.rssAtReadyMb = rssMb(pdp.pid);

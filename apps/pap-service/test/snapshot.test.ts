@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createInbox, type NatsConnection } from 'nats';
-import { decodeSnapshot, encodeSnapshot, policySubjects, type PolicySnapshot, type SnapshotChunk } from '@custos/contracts';
+import { SnapshotAssembler, decodeSnapshot, encodeSnapshot, policySubjects, type PolicySnapshot, type SnapshotChunk } from '@custos/contracts';
 import { TEST_NATS_URL, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
 import type { NatsLink } from '../src/propagation/nats-link';
 import { readSnapshot } from '../src/propagation/snapshot';
@@ -137,4 +137,17 @@ test('by default a chunk fits the server’s max payload once encoded', async ()
   const chunks = await requestSnapshot(policySubjects(otherPrefix).snapshot);
   expect(chunks).toHaveLength(1);
   expect(fromChunks(chunks).revision).toBe(6);
+});
+
+test('a requester that reads parts (format 2) gets whole documents per message, without base64', async () => {
+  const otherPrefix = uniqueNatsPrefix();
+  const responder = new SnapshotResponder({ pool: h.pool, link, prefix: otherPrefix, logger: h.logger }).start();
+  responders.push(responder);
+  await responder.flush();
+  const messages = (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', formats: [2] }))) as unknown[];
+  expect(messages).toHaveLength(1);
+  expect(messages[0]).toMatchObject({ format: 2, index: 0, last: true, revision: 6, components: [] });
+  const assembler = new SnapshotAssembler();
+  expect(assembler.add(messages[0])).toBe(true);
+  expect(assembler.result()).toEqual(await readSnapshot(h.pool));
 });

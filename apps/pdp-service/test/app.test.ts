@@ -139,7 +139,8 @@ describe('pdp-service over real NATS', () => {
 
     it('loads the snapshot from several chunks and reports it', async () => {
       expect(stack.pap.chunkCounts.at(-1)).toBeGreaterThan(3);
-      expect(stack.pap.requests.at(-1)).toEqual({ requester: 'pdp-test' });
+      // The pdp asks for parts; this fake pap knows only chunks, and the pdp reads those too.
+      expect(stack.pap.requests.at(-1)).toEqual({ requester: 'pdp-test', formats: [2] });
       const ready = await request(stack.server).get('/health/ready');
       expect(ready.status).toBe(200);
       expect(ready.body).toMatchObject({ ready: true, revision: 1 });

@@ -47,7 +47,25 @@ describe('NatsPolicyTransport', () => {
       const snapshot = await transport.fetchSnapshot();
       expect(snapshot).toEqual({ revision: 9, policies: [{ id: 'urn:policy:acme:ümlaut', xml }] });
       expect(pap.chunkCounts[0]).toBeGreaterThan(50);
-      expect(pap.requests).toEqual([{ requester: 'replica-a' }]);
+      // It asks for parts; a pap that knows only chunks answers in chunks, which it reads as well.
+      expect(pap.requests).toEqual([{ requester: 'replica-a', formats: [2] }]);
+    } finally {
+      await nc.drain();
+      await pap.stop();
+    }
+  });
+
+  it('reads a snapshot sent in parts of whole documents (format 2)', async () => {
+    const prefix = uniqueNatsPrefix();
+    const pap = await FakePap.start(prefix, { partBytes: 1200 });
+    const nc = await connect({ servers: TEST_NATS_URL });
+    try {
+      for (let n = 0; n < 6; n++) pap.deploy(`urn:policy:acme:ü${n}`, allowAll(`urn:policy:acme:ü${n}`, `urn:action:acme:x${n}`), { announce: false });
+      const transport = new NatsPolicyTransport(nc, { prefix, requester: 'replica-a', logger: memoryLogger().logger });
+      const snapshot = await transport.fetchSnapshot();
+      expect(pap.chunkCounts[0]).toBeGreaterThan(2);
+      expect(snapshot).toEqual(pap.snapshot());
+      expect(snapshot.policies.map((policy) => policy.id)).toEqual([0, 1, 2, 3, 4, 5].map((n) => `urn:policy:acme:ü${n}`));
     } finally {
       await nc.drain();
       await pap.stop();

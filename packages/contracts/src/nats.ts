@@ -110,7 +110,27 @@ export interface SnapshotChunk {
   data: string;
 }
 
-/** Body of a snapshot request; `requester` names the replica for pap's log. */
+/**
+ * Format 2 of a snapshot answer, for requesters that ask for it (`SnapshotRequest.formats`): one message per run of
+ * whole documents, the message's payload the UTF-8 JSON of this object (no base64, no cut inside a document), so a
+ * receiver reads each message on its own and never holds the whole snapshot as text. Every part carries the
+ * snapshot's `revision`; `components` come in part 0 only; `index` counts from 0 and `last` marks the final part.
+ */
+export interface SnapshotPart {
+  format: 2;
+  index: number;
+  last: boolean;
+  revision: number;
+  policies: DeployedPolicy[];
+  components?: Component[];
+}
+
+/**
+ * Body of a snapshot request; `requester` names the replica for pap's log. `formats` lists the answer formats the
+ * requester reads besides the base64 chunks every requester reads (today: 2, `SnapshotPart`); a pap answers with
+ * chunks when it is absent, and also when a document is too large for a part of its own.
+ */
 export interface SnapshotRequest {
   requester: string;
+  formats?: number[];
 }

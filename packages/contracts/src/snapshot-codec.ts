@@ -2,11 +2,12 @@ import { decodeBase64, encodeBase64 } from './base64';
 import type { Component } from './component';
 import { propagatedComponent } from './component-schema';
 import { PAYLOAD_HEADROOM_BYTES } from './change-codec';
-import type { DeployedPolicy, PolicySnapshot, SnapshotChunk } from './nats';
+import type { DeployedPolicy, PolicySnapshot, SnapshotChunk, SnapshotRequest } from './nats';
+import { SnapshotError } from './snapshot-error';
+import { SNAPSHOT_PARTS_FORMAT, SnapshotParts, encodeSnapshotParts, isSnapshotPart } from './snapshot-parts';
 import { isRecord, isRevision, utf8Encoder, wireDocument } from './wire';
 
-/** A snapshot could not be fetched or read; receivers retry with backoff. */
-export class SnapshotError extends Error {}
+export { SnapshotError };
 
 /** Snapshots larger than this cannot be held as one string by V8 anyway. */
 export const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024;
@@ -30,6 +31,15 @@ export function encodeSnapshot(snapshot: PolicySnapshot, chunkBytes: number): Sn
     chunks.push({ index, last: end >= bytes.length, data: encodeBase64(bytes.subarray(offset, end)) });
   }
   return chunks;
+}
+
+/**
+ * The messages that answer a snapshot request, each within `maxPayload` bytes: SnapshotParts when the requester
+ * reads them (`formats` lists 2) and every document fits a part, else base64 chunks, which every requester reads.
+ */
+export function encodeSnapshotAnswer(snapshot: PolicySnapshot, request: Partial<SnapshotRequest> | undefined, maxPayload: number): Uint8Array[] {
+  const parts = request?.formats?.includes(SNAPSHOT_PARTS_FORMAT) === true ? encodeSnapshotParts(snapshot, maxPayload - PAYLOAD_HEADROOM_BYTES) : undefined;
+  return parts ?? encodeSnapshot(snapshot, snapshotChunkBytes(maxPayload)).map((chunk) => utf8Encoder.encode(JSON.stringify(chunk)));
 }
 
 /** Reads the JSON of a whole PolicySnapshot; a SnapshotError says what is wrong. */
@@ -61,11 +71,13 @@ export function parseSnapshot(text: string): PolicySnapshot {
 }
 
 /**
- * Collects the SnapshotChunk messages of one snapshot request. Chunks must arrive in order
- * (index 0, 1, ...); anything else fails the attempt, since NATS keeps one publisher's order and
- * a hole means a chunk was lost.
+ * Collects the messages of one snapshot answer: SnapshotChunks, or SnapshotParts (format 2) when the first message is
+ * one. They must arrive in order (index 0, 1, ...); anything else fails the attempt, since NATS keeps one
+ * publisher's order and a hole means a message was lost.
  */
 export class SnapshotAssembler {
+  /** Set by a first message that is a SnapshotPart: the answer is in parts. */
+  private partsOf: SnapshotParts | undefined;
   /**
    * The text so far, decoded chunk by chunk (a streaming decoder holds a character cut between chunks), so the bytes
    * of a large snapshot are never held twice (all chunks, then joined) beside its text.
@@ -79,6 +91,7 @@ export class SnapshotAssembler {
 
   /** Adds one chunk message (its parsed JSON); true once the last chunk is in. */
   add(message: unknown): boolean {
+    if (this.partsOf !== undefined || (this.parts.length === 0 && !this.done && isSnapshotPart(message))) return this.addPart(message);
     if (this.done) throw new SnapshotError('a chunk arrived after the last one');
     if (!isRecord(message) || !Number.isSafeInteger(message.index) || typeof message.last !== 'boolean' || typeof message.data !== 'string') {
       throw new SnapshotError('a snapshot chunk must hold `index`, `last` and `data`');
@@ -98,8 +111,16 @@ export class SnapshotAssembler {
 
   /** The snapshot the chunks spell; only after `add` returned true. */
   result(): PolicySnapshot {
+    if (this.partsOf !== undefined) return this.partsOf.result();
     if (!this.done) throw new SnapshotError('the snapshot is incomplete');
     return parseSnapshot(this.parts.join(''));
+  }
+
+  private addPart(message: unknown): boolean {
+    this.partsOf ??= new SnapshotParts();
+    const parts = this.partsOf;
+    if (!isSnapshotPart(message)) throw new SnapshotError('a snapshot chunk arrived among snapshot parts');
+    return parts.add(message);
   }
 }
 
@@ -112,3 +133,4 @@ export function decodeSnapshot(chunks: readonly SnapshotChunk[]): PolicySnapshot
   for (const chunk of [...chunks].sort((a, b) => a.index - b.index)) assembler.add(chunk);
   return assembler.result();
 }
+

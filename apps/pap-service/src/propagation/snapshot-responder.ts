@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Msg, NatsConnection } from 'nats';
-import { encodeSnapshot, policySubjects, snapshotChunkBytes, type SnapshotRequest } from '@custos/contracts';
+import { encodeSnapshot, encodeSnapshotAnswer, policySubjects, snapshotChunkBytes, type SnapshotRequest } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
 import { LinkSubscription } from './link-subscription';
 import type { NatsLink } from './nats-link';
@@ -11,7 +11,10 @@ export interface SnapshotResponderOptions {
   link: Pick<NatsLink, 'onConnected'>;
   prefix: string;
   logger: Logger;
-  /** Raw bytes per chunk; default: as many as fit in max_payload − 4096 once base64-encoded. */
+  /**
+   * Answers every request in base64 chunks of this many raw bytes (tests). Default: SnapshotParts to requesters that
+   * read them, else chunks as large as fit in max_payload − 4096 once base64-encoded.
+   */
   chunkBytes?: number;
   /** Queue group, so one pap instance answers each request. */
   queue?: string;
@@ -70,22 +73,31 @@ export class SnapshotResponder {
       this.options.logger.warn('snapshot request without a reply subject ignored');
       return;
     }
-    const requester = requesterOf(msg);
+    const request = requestOf(msg);
+    const requester = typeof request?.requester === 'string' ? request.requester.slice(0, 200) : undefined;
     const started = Date.now();
     const snapshot = await readSnapshot(this.options.pool);
-    const chunks = encodeSnapshot(snapshot, this.chunkBytesFor(nc));
-    for (const chunk of chunks) nc.publish(msg.reply, JSON.stringify(chunk));
+    const messages =
+      this.options.chunkBytes === undefined
+        ? encodeSnapshotAnswer(snapshot, request, nc.info?.max_payload ?? 1024 * 1024)
+        : encodeSnapshot(snapshot, this.options.chunkBytes).map((chunk) => JSON.stringify(chunk));
+    for (const message of messages) nc.publish(msg.reply, message);
     this.options.logger.info(
-      { requester, revision: snapshot.revision, policies: snapshot.policies.length, chunks: chunks.length, ms: Date.now() - started },
+      { requester, revision: snapshot.revision, policies: snapshot.policies.length, chunks: messages.length, ms: Date.now() - started },
       'snapshot sent',
     );
   }
 }
 
-function requesterOf(msg: Msg): string | undefined {
+function requestOf(msg: Msg): Partial<SnapshotRequest> | undefined {
   try {
-    const body = msg.json<Partial<SnapshotRequest>>();
-    return typeof body?.requester === 'string' ? body.requester.slice(0, 200) : undefined;
+    const body = msg.json<unknown>();
+    if (typeof body !== 'object' || body === null) return undefined;
+    const { requester, formats } = body as Record<string, unknown>;
+    return {
+      ...(typeof requester === 'string' ? { requester } : {}),
+      ...(Array.isArray(formats) ? { formats: formats.filter((format): format is number => typeof format === 'number') } : {}),
+    };
   } catch {
     return undefined;
   }

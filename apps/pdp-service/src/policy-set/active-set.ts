@@ -19,12 +19,12 @@ export interface ActivePolicySet {
   readonly deployments: Deployments;
 }
 
-/** What a new active set is made of (the set builder's product): its parts and the XML of every document by id. */
+/** What a new active set is made of (the set builder's product): its parts and the XML fingerprint of every document by id. */
 export interface SetParts {
   readonly set: PolicySet;
   readonly timers: ReadonlyMap<string, TimerDocument>;
   readonly components: ComponentRegistry;
-  /** XML of each deployed document, to reuse compiled ones whose text did not change. */
+  /** The fingerprint of each deployed document's XML (`fingerprint`), to reuse compiled ones whose text did not change. */
   readonly sources: ReadonlyMap<string, string>;
   /** `deployedAt` of each deployed policy shipped with one. */
   readonly deployments: Deployments;
@@ -103,7 +103,7 @@ export class ActiveSet {
     return this.current?.revision;
   }
 
-  /** XML by id of the active set's documents. */
+  /** XML fingerprints by id of the active set's documents. */
   get sources(): ReadonlyMap<string, string> {
     return this.currentSources;
   }

@@ -13,6 +13,7 @@ import { ComponentRegistry } from '../components/registry';
 import { compileTimer } from '../timers/schedule';
 import type { Deployments } from '../history/deployments';
 import type { SetFailure, SetParts } from './active-set';
+import { fingerprint } from './fingerprint';
 
 /** A compiled document, or why it is not one. */
 type Compiled<T> = { ok: true; value: T } | { ok: false; problems: string[] };
@@ -47,9 +48,9 @@ const declaredAnother = (declared: string) => [`the document declares the id \`$
 
 /**
  * Builds sets: the next one from a change, or a whole one from a snapshot, beside the active set (which it only
- * reads: compiled documents whose XML did not change are reused). One compiler per document kind: policies go
- * through the policy engine, timers through `compileTimer`. A document that does not compile fails the whole
- * build (`undefined`), so the last good set stays.
+ * reads: compiled documents whose XML did not change, by its fingerprint, are reused). One compiler per document
+ * kind: policies go through the policy engine, timers through `compileTimer`. A document that does not compile fails
+ * the whole build (`undefined`), so the last good set stays.
  */
 export class SetBuilder {
   private readonly compilers: { policy: KindCompiler<CompiledPolicy>; timer: KindCompiler<TimerDocument> };
@@ -114,7 +115,7 @@ export class SetBuilder {
       }
       case 'deploy': {
         const document = deployedDocument(change.policy);
-        const sources = new Map(active.sources).set(document.id, document.xml);
+        const sources = new Map(active.sources).set(document.id, fingerprint(document.xml));
         if (document.kind === 'timer') {
           const timer = this.compileOne(this.compilers.timer, document, 'change');
           return timer && { ...active, timers: new Map(active.timers).set(document.id, timer), sources };
@@ -140,10 +141,10 @@ export class SetBuilder {
       }
       const document = deployedDocument(wire);
       documents[document.kind].push(document);
-      sources.set(document.id, document.xml);
+      sources.set(document.id, fingerprint(document.xml));
       if (document.kind === 'policy' && document.deployedAt !== undefined) deployments.set(document.id, document.deployedAt);
     }
-    const build = { revision: snapshot.revision, active, cancelled, slice: Date.now() };
+    const build = { revision: snapshot.revision, active, sources, cancelled, slice: Date.now() };
     const policies = await this.compileAll(this.compilers.policy, documents.policy, build);
     if (!policies || cancelled()) return undefined;
     const timers = await this.compileAll(this.compilers.timer, documents.timer, build);
@@ -158,7 +159,7 @@ export class SetBuilder {
   private async compileAll<T>(
     compiler: KindCompiler<T>,
     documents: readonly DeployedDocument[],
-    build: { revision: number; active: SetParts | undefined; cancelled: () => boolean; slice: number },
+    build: { revision: number; active: SetParts | undefined; sources: ReadonlyMap<string, string>; cancelled: () => boolean; slice: number },
   ): Promise<{ values: Map<string, T>; compiled: number; reused: number } | undefined> {
     const values = new Map<string, T>();
     let compiled = 0;
@@ -166,7 +167,8 @@ export class SetBuilder {
     for (const document of documents) {
       const { active } = build;
       // Reuse is decided against the set active when the build began; it cannot change while this loop runs.
-      let value = active !== undefined && active.sources.get(document.id) === document.xml ? compiler.get(active, document.id) : undefined;
+      const same = active !== undefined && active.sources.get(document.id) === build.sources.get(document.id);
+      let value = same ? compiler.get(active, document.id) : undefined;
       if (value !== undefined) {
         reused++;
       } else {

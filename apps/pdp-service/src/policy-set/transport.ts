@@ -1,5 +1,6 @@
 import { Events, createInbox, type NatsConnection, type Subscription } from 'nats';
 import {
+  SNAPSHOT_PARTS_FORMAT,
   SnapshotAssembler,
   SnapshotError,
   parseChange,
@@ -159,7 +160,8 @@ export class NatsPolicyTransport implements PolicyTransport {
           },
         });
         arm();
-        const request: SnapshotRequest = { requester: this.options.requester };
+        // Parts (format 2): each message is read on its own as it arrives, never the whole snapshot as text.
+        const request: SnapshotRequest = { requester: this.options.requester, formats: [SNAPSHOT_PARTS_FORMAT] };
         this.nc.publish(this.subjects.snapshot, encoder.encode(JSON.stringify(request)), { reply: inbox });
       } catch (error) {
         finish(error);

@@ -1,5 +1,5 @@
 import { connect, type NatsConnection } from 'nats';
-import { encodeChange, encodeSnapshot, policySubjects, type Component, type DeployedPolicy, type PolicyChange, type PolicySnapshot, type SnapshotRequest } from '@custos/contracts';
+import { SNAPSHOT_PARTS_FORMAT, encodeChange, encodeSnapshot, encodeSnapshotParts, policySubjects, type Component, type DeployedPolicy, type PolicyChange, type PolicySnapshot, type SnapshotRequest } from '@custos/contracts';
 import { TEST_NATS_URL } from '@custos/test-kit';
 
 /** How the next snapshot request is answered when it is not answered properly. */
@@ -10,7 +10,8 @@ const decoder = new TextDecoder();
 
 /**
  * Plays pap's side of the propagation contract on real NATS: answers snapshot requests with
- * chunked replies and publishes PolicyChange messages on the changes subject.
+ * chunked replies (as a pap that knows no other format; with `partBytes`, in parts of that size to requesters that
+ * read them) and publishes PolicyChange messages on the changes subject.
  */
 export class FakePap {
   revision = 0;
@@ -21,7 +22,7 @@ export class FakePap {
   /** Registered PIP and PXP components, by id. */
   readonly components = new Map<string, Component>();
   readonly requests: SnapshotRequest[] = [];
-  /** Chunks sent per snapshot answer, most recent last. */
+  /** Chunks (or parts) sent per snapshot answer, most recent last. */
   readonly chunkCounts: number[] = [];
   readonly misbehave: Misbehaviour[] = [];
   private nc: NatsConnection | undefined;
@@ -29,16 +30,21 @@ export class FakePap {
   private constructor(
     readonly prefix: string,
     private readonly chunkSize: number,
+    private readonly partBytes: number | undefined,
   ) {}
 
-  static async start(prefix: string, { chunkSize = 64, servers = TEST_NATS_URL }: { chunkSize?: number; servers?: string } = {}): Promise<FakePap> {
-    const pap = new FakePap(prefix, chunkSize);
+  static async start(
+    prefix: string,
+    { chunkSize = 64, partBytes, servers = TEST_NATS_URL }: { chunkSize?: number; partBytes?: number; servers?: string } = {},
+  ): Promise<FakePap> {
+    const pap = new FakePap(prefix, chunkSize, partBytes);
     const nc = await connect({ servers, name: 'fake pap', maxReconnectAttempts: -1, reconnectTimeWait: 50 });
     pap.nc = nc;
     nc.subscribe(policySubjects(prefix).snapshot, {
       callback: (_error, message) => {
-        pap.requests.push(JSON.parse(decoder.decode(message.data)) as SnapshotRequest);
-        if (message.reply) pap.answer(message.reply);
+        const request = JSON.parse(decoder.decode(message.data)) as SnapshotRequest;
+        pap.requests.push(request);
+        if (message.reply) pap.answer(message.reply, request);
       },
     });
     await nc.flush();
@@ -51,9 +57,15 @@ export class FakePap {
     return snapshot;
   }
 
-  private answer(reply: string): void {
+  private answer(reply: string, request: SnapshotRequest): void {
     const mode = this.misbehave.shift();
     if (mode === 'silent') return;
+    if (this.partBytes !== undefined && request.formats?.includes(SNAPSHOT_PARTS_FORMAT) === true) {
+      const parts = encodeSnapshotParts(this.snapshot(), this.partBytes)!;
+      this.chunkCounts.push(parts.length);
+      for (const part of parts) this.nc!.publish(reply, part);
+      return;
+    }
     const chunks = encodeSnapshot(this.snapshot(), this.chunkSize);
     if (mode === 'out-of-order') [chunks[0], chunks[1]] = [chunks[1]!, chunks[0]!];
     if (mode === 'missing-chunk') chunks.splice(1, 1);

@@ -15,28 +15,26 @@ export function compilePolicy(policy: ValidPolicy): CompiledPolicy {
   for (const declaration of policy.declarations) scope.variable(declaration);
   const mechanisms = policy.mechanisms.map((mechanism, index) => compileMechanism(mechanism, scope, index));
 
-  const mechanismsByAction = new Map<string, MechanismProgram[]>();
-  for (const mechanism of mechanisms) {
-    const list = mechanismsByAction.get(mechanism.event);
-    if (list === undefined) mechanismsByAction.set(mechanism.event, [mechanism]);
-    else list.push(mechanism);
-  }
   const { usage } = scope;
   const compiled: CompiledPolicy = Object.freeze({
     id,
     solution,
     name: policy.name,
     description: policy.description,
-    actions: Object.freeze([...mechanismsByAction.keys()]),
-    historyActions: Object.freeze([...usage.actions]),
+    actions: Object.freeze([...new Set(mechanisms.map((mechanism) => mechanism.event))]),
+    historyActions: frozenList(usage.actions),
     usesHistory: usage.usesHistory,
     maxHistorySpanMs: usage.actions.length === 0 ? 0 : usage.reachMs,
-    historyFilters: Object.freeze(usage.filters.map((filter) => Object.freeze({ ...filter }))),
+    historyFilters: frozenList(usage.filters.map((filter) => Object.freeze({ ...filter }))),
     usesPorts: mechanisms.some((mechanism) => mechanism.mode === 'async'),
   });
-  registerProgram(compiled, { policyId: id, mechanismsByAction });
+  registerProgram(compiled, { policyId: id, mechanisms });
   return compiled;
 }
+
+/** Most policies use no history: they all share one frozen empty list instead of one each. */
+const EMPTY: readonly never[] = Object.freeze([]);
+const frozenList = <T>(items: readonly T[]): readonly T[] => (items.length === 0 ? EMPTY : Object.freeze([...items]));
 
 function compileMechanism(mechanism: ValidMechanism, scope: CompileScope, index: number): MechanismProgram {
   let elseifCount = 0;

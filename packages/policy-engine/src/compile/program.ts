@@ -6,8 +6,11 @@ export type { ParameterProgram } from '../functions/parameters';
 /** The executable form of a policy: closures and precomputed constants, no syntax tree. */
 export interface PolicyProgram {
   readonly policyId: string;
-  /** Mechanisms by the action they react to, each list in document order. */
-  readonly mechanismsByAction: ReadonlyMap<string, readonly MechanismProgram[]>;
+  /**
+   * Every mechanism, in document order (`event` says its action). A list rather than a map by action: most policies
+   * have one action, and a set is indexed by action anyway (policy-set/), so a map per policy was memory for nothing.
+   */
+  readonly mechanisms: readonly MechanismProgram[];
 }
 
 export interface MechanismProgram {

@@ -96,6 +96,6 @@ function buildEntry(action: string, policies: ReadonlyMap<string, CompiledPolicy
     .sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
   if (matching.length === 0) return null;
   const policyIds = matching.map((entry) => entry.id);
-  const mechanisms = matching.flatMap((entry) => programOf(entry.policy).mechanismsByAction.get(action) ?? []);
+  const mechanisms = matching.flatMap((entry) => programOf(entry.policy).mechanisms.filter((mechanism) => mechanism.event === action));
   return { policyIds: Object.freeze(policyIds), mechanisms: Object.freeze(mechanisms) };
 }

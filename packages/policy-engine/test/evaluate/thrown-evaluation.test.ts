@@ -33,7 +33,7 @@ function policyWith(condition: EvaluateAsync<boolean>): CompiledPolicy {
     otherwise: allow,
     executions: [],
   };
-  registerProgram(policy, { policyId: policy.id, mechanismsByAction: new Map([[ACTION, [mechanism]]]) });
+  registerProgram(policy, { policyId: policy.id, mechanisms: [mechanism] });
   return policy;
 }
 

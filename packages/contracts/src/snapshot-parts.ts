@@ -1,0 +1,119 @@
+import type { Component } from './component';
+import { propagatedComponent } from './component-schema';
+import type { DeployedPolicy, PolicySnapshot } from './nats';
+import { SnapshotError } from './snapshot-error';
+import { isRecord, isRevision, utf8Encoder, wireDocument } from './wire';
+
+/** The `format` of a SnapshotPart, what a requester lists in `SnapshotRequest.formats` to get parts. */
+export const SNAPSHOT_PARTS_FORMAT = 2;
+
+/** UTF-8 length of the JSON text of a value (JSON.stringify writes no lone surrogates: a pair counts 4 bytes). */
+function utf8Length(text: string): number {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    bytes += code < 0x800 || (code >= 0xd800 && code <= 0xdfff) ? 1 : 2;
+  }
+  return bytes;
+}
+
+/**
+ * A snapshot as SnapshotPart messages (their UTF-8 JSON) of at most `maxBytes` each, documents in snapshot order, as
+ * many whole documents per part as fit. A document too large for a part of its own goes without its tree (the
+ * receiver compiles its XML, as for a change); undefined when even that, or the components, do not fit: the sender
+ * then answers in chunks.
+ */
+export function encodeSnapshotParts(snapshot: PolicySnapshot, maxBytes: number): Uint8Array[] | undefined {
+  const head = (index: number) => `{"format":${SNAPSHOT_PARTS_FORMAT},"index":${index},"revision":${snapshot.revision},`;
+  // The largest head and tail any part can have: index and `last` take their widest form.
+  const frame = utf8Length(head(snapshot.policies.length)) + utf8Length(',"policies":[],"last":false}');
+  const components = snapshot.components === undefined ? '' : `"components":${JSON.stringify(snapshot.components)}`;
+  const firstRoom = maxBytes - frame - utf8Length(components) - 1;
+  if (firstRoom < 0) return undefined;
+  const parts: string[][] = [[]];
+  let room = firstRoom;
+  for (const policy of snapshot.policies) {
+    let text = JSON.stringify(policy);
+    let size = utf8Length(text) + 1; // its comma
+    if (size > maxBytes - frame && policy.tree !== undefined) {
+      const bare: DeployedPolicy = { ...policy };
+      delete bare.tree;
+      text = JSON.stringify(bare);
+      size = utf8Length(text) + 1;
+    }
+    if (size > room) {
+      if (size > maxBytes - frame) return undefined;
+      parts.push([]);
+      room = maxBytes - frame;
+    }
+    parts[parts.length - 1]?.push(text);
+    room -= size;
+  }
+  return parts.map((documents, index) => {
+    const last = index === parts.length - 1;
+    const start = index === 0 && components !== '' ? `${head(index)}${components},` : head(index);
+    return utf8Encoder.encode(`${start}"policies":[${documents.join(',')}],"last":${String(last)}}`);
+  });
+}
+
+/**
+ * Collects SnapshotPart messages (each already parsed from its JSON), checking each as it arrives, so only the
+ * documents are kept, never the text. Parts must arrive in order with one revision.
+ */
+export class SnapshotParts {
+  private readonly policies: DeployedPolicy[] = [];
+  private components: Component[] | undefined;
+  private revision: number | undefined;
+  private next = 0;
+  private done = false;
+
+  /** True once the last part is in. */
+  add(message: Record<string, unknown>): boolean {
+    if (this.done) throw new SnapshotError('a snapshot part arrived after the last one');
+    const { index, last, revision, policies } = message;
+    if (!Number.isSafeInteger(index) || typeof last !== 'boolean' || !isRevision(revision) || !Array.isArray(policies)) {
+      throw new SnapshotError('a snapshot part must hold `index`, `last`, `revision` and `policies`');
+    }
+    if (index !== this.next) throw new SnapshotError(`snapshot part ${String(index)} arrived where part ${this.next} was expected`);
+    if (this.revision !== undefined && revision !== this.revision) {
+      throw new SnapshotError(`snapshot part ${this.next} is of revision ${revision}, the parts before of ${this.revision}`);
+    }
+    this.revision = revision;
+    for (const [position, item] of policies.entries()) {
+      const policy = wireDocument(item);
+      if (!policy) {
+        throw new SnapshotError(
+          `snapshot part ${this.next}, policy ${position} must hold \`id\` and \`xml\` (and a \`tree\` only as an object, a \`deployedAt\` only as a revision)`,
+        );
+      }
+      this.policies.push(policy);
+    }
+    if (message.components !== undefined) this.components = this.readComponents(message.components);
+    this.next++;
+    this.done = last;
+    return last;
+  }
+
+  /** The snapshot the parts spell; only after `add` returned true. */
+  result(): PolicySnapshot {
+    if (!this.done || this.revision === undefined) throw new SnapshotError('the snapshot is incomplete');
+    const snapshot: PolicySnapshot = { revision: this.revision, policies: this.policies };
+    if (this.components !== undefined) snapshot.components = this.components;
+    return snapshot;
+  }
+
+  private readComponents(value: unknown): Component[] {
+    if (this.next !== 0) throw new SnapshotError(`snapshot part ${this.next} holds \`components\`, which only part 0 may`);
+    if (!Array.isArray(value)) throw new SnapshotError('snapshot `components` must be an array');
+    return value.map((item, position) => {
+      const registered = propagatedComponent(item);
+      if (!registered) throw new SnapshotError(`snapshot component ${position} must be a pip or pxp component`);
+      return registered;
+    });
+  }
+}
+
+/** Whether a parsed snapshot message is a SnapshotPart (format 2) rather than a chunk. */
+export const isSnapshotPart = (message: unknown): message is Record<string, unknown> =>
+  isRecord(message) && message.format === SNAPSHOT_PARTS_FORMAT;

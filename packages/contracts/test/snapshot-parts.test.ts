@@ -1,0 +1,122 @@
+import {
+  SNAPSHOT_PARTS_FORMAT,
+  SnapshotAssembler,
+  SnapshotError,
+  encodeSnapshotAnswer,
+  encodeSnapshotParts,
+  type Component,
+  type PolicySnapshot,
+} from '@custos/contracts';
+
+const text = (bytes: Uint8Array) => Buffer.from(bytes).toString('utf8');
+const json = (bytes: Uint8Array) => JSON.parse(text(bytes)) as Record<string, unknown>;
+
+/** Reads messages as a pdp does: each message's JSON into one assembler. */
+function read(messages: readonly Uint8Array[]): PolicySnapshot {
+  const assembler = new SnapshotAssembler();
+  const done = messages.map((message) => assembler.add(json(message)));
+  expect(done.slice(0, -1).every((last) => !last)).toBe(true);
+  expect(done.at(-1)).toBe(true);
+  return assembler.result();
+}
+
+const tree = { version: 1, policy: { id: 'x', mechanisms: [{ event: 'urn:action:acme:ä', branches: [] }] } };
+const policy = (n: number) => ({ id: `urn:policy:acme:p${n}`, xml: `<policy id="p${n}">äöü € 𝄞 ${'x'.repeat(n % 7)}</policy>`, tree, deployedAt: n + 1 });
+const pip: Component = { id: { componentType: 'PIP', identifier: 'urn:pip:acme:p' }, urls: ['http://127.0.0.1:1/'], componentInterfaces: [] };
+const snapshot: PolicySnapshot = { revision: 40, policies: Array.from({ length: 30 }, (_, n) => policy(n)), components: [pip] };
+
+describe('encodeSnapshotParts', () => {
+  it('packs whole documents into parts within the byte limit, read back exactly', () => {
+    const maxBytes = 900;
+    const parts = encodeSnapshotParts(snapshot, maxBytes)!;
+    expect(parts.length).toBeGreaterThan(5);
+    let documents = 0;
+    parts.forEach((part, index) => {
+      expect(part.length).toBeLessThanOrEqual(maxBytes);
+      const message = json(part);
+      expect(message).toMatchObject({ format: SNAPSHOT_PARTS_FORMAT, index, last: index === parts.length - 1, revision: 40 });
+      expect('components' in message).toBe(index === 0);
+      documents += (message.policies as unknown[]).length;
+    });
+    expect(documents).toBe(30);
+    expect(read(parts)).toEqual(snapshot);
+  });
+
+  it('sends an empty snapshot as one part, and one without components without them', () => {
+    const parts = encodeSnapshotParts({ revision: 0, policies: [] }, 1000)!;
+    expect(parts.map(json)).toEqual([{ format: 2, index: 0, revision: 0, policies: [], last: true }]);
+    expect(read(parts)).toEqual({ revision: 0, policies: [] });
+  });
+
+  it('sends a document too large for a part without its tree, and gives up when even that does not fit', () => {
+    const large = { id: 'urn:policy:acme:large', xml: '<policy/>', tree: { version: 1, policy: { pad: 'y'.repeat(2000) } } };
+    const parts = encodeSnapshotParts({ revision: 3, policies: [policy(1), large, policy(2)] }, 800)!;
+    expect(read(parts).policies).toEqual([policy(1), { id: 'urn:policy:acme:large', xml: '<policy/>' }, policy(2)]);
+    expect(encodeSnapshotParts({ revision: 3, policies: [{ id: 'urn:policy:acme:huge', xml: 'z'.repeat(2000) }] }, 800)).toBeUndefined();
+    expect(encodeSnapshotParts({ revision: 3, policies: [], components: [pip] }, 120)).toBeUndefined();
+  });
+});
+
+describe('encodeSnapshotAnswer', () => {
+  it('answers in parts only to requesters that read them, and in chunks when a document does not fit a part', () => {
+    const parts = encodeSnapshotAnswer(snapshot, { requester: 'r', formats: [SNAPSHOT_PARTS_FORMAT] }, 1024 * 1024);
+    expect(parts).toHaveLength(1);
+    expect(json(parts[0]!).format).toBe(2);
+    expect(read(parts)).toEqual(snapshot);
+
+    for (const request of [undefined, { requester: 'r' }, { requester: 'r', formats: [7] }]) {
+      const chunks = encodeSnapshotAnswer(snapshot, request, 1024 * 1024);
+      expect(json(chunks[0]!)).toMatchObject({ index: 0, last: true, data: expect.any(String) });
+      expect(read(chunks)).toEqual(snapshot);
+    }
+
+    const huge: PolicySnapshot = { revision: 2, policies: [{ id: 'urn:policy:acme:huge', xml: 'z'.repeat(9000) }] };
+    const fallback = encodeSnapshotAnswer(huge, { requester: 'r', formats: [2] }, 4096 + 5000);
+    expect(fallback.length).toBeGreaterThan(1);
+    for (const message of fallback) expect(json(message).data).toEqual(expect.any(String));
+    expect(read(fallback)).toEqual(huge);
+  });
+});
+
+describe('SnapshotAssembler with parts', () => {
+  const parts = () => encodeSnapshotParts(snapshot, 900)!.map(json);
+
+  it('fails on a part out of order, missing, repeated or of another revision', () => {
+    const [first, second, third] = parts();
+    const skipped = new SnapshotAssembler();
+    skipped.add(first);
+    expect(() => skipped.add(third)).toThrow(new SnapshotError('snapshot part 2 arrived where part 1 was expected'));
+    const repeated = new SnapshotAssembler();
+    repeated.add(first);
+    expect(() => repeated.add(first)).toThrow(/part 0 arrived where part 1 was expected/);
+    const other = new SnapshotAssembler();
+    other.add(first);
+    expect(() => other.add({ ...second, revision: 41 })).toThrow('snapshot part 1 is of revision 41, the parts before of 40');
+  });
+
+  it('fails on malformed parts, chunks among parts, components after part 0 and anything after the last part', () => {
+    const [first, second] = parts();
+    expect(() => new SnapshotAssembler().add({ format: 2, index: 0, last: true, policies: [] })).toThrow(/must hold `index`, `last`, `revision` and `policies`/);
+    expect(() => new SnapshotAssembler().add({ format: 2, index: 0, last: true, revision: 1, policies: [{ id: 'a' }] })).toThrow(
+      /snapshot part 0, policy 0 must hold `id` and `xml`/,
+    );
+    expect(() => new SnapshotAssembler().add({ format: 2, index: 0, last: true, revision: 1, policies: [], components: [{ id: 'x' }] })).toThrow(
+      'snapshot component 0 must be a pip or pxp component',
+    );
+    const mixed = new SnapshotAssembler();
+    mixed.add(first);
+    expect(() => mixed.add({ index: 1, last: true, data: 'eA==' })).toThrow(new SnapshotError('a snapshot chunk arrived among snapshot parts'));
+    const late = new SnapshotAssembler();
+    late.add(first);
+    expect(() => late.add({ ...second, components: [pip] })).toThrow('snapshot part 1 holds `components`, which only part 0 may');
+    const done = new SnapshotAssembler();
+    done.add({ ...first, last: true });
+    expect(() => done.add(second)).toThrow('a snapshot part arrived after the last one');
+  });
+
+  it('refuses the result before the last part', () => {
+    const assembler = new SnapshotAssembler();
+    assembler.add(parts()[0]);
+    expect(() => assembler.result()).toThrow(new SnapshotError('the snapshot is incomplete'));
+  });
+});
