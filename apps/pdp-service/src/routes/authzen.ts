@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   AUTHZEN_PATHS,
   ERROR_CODES,
-  HEADERS,
   MAX_BATCH_BYTES,
   MAX_BATCH_ITEMS,
   MIN_REVISION_WAIT_MS,
@@ -28,7 +27,7 @@ import { compileValidator, foreignSolution, problems, requestIdOf, type BodyVali
 import { decideInOrder, type OrderedEvent } from '../decision/in-order';
 import { createDecisionLogger } from '../decision/log';
 import { countFailedBatch, recordBatch } from './batch-outcome';
-import { activeSetFor, answerFailure, decidingPrincipal, readJsonBody } from './decision-request';
+import { activeSetFor, answerFailure, decidingPrincipal, readJsonBody, writeDecisionAnswer } from './decision-request';
 import { MAX_EVENT_BYTES } from './event';
 import { tooManyItems, type BatchHandler, type BatchRouteDeps } from './events';
 
@@ -100,13 +99,7 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         const decisions = decided.map((item) => authzen(item.answer));
         const body: AuthZenDecision | AccessEvaluationsResponse = single && decisions[0] !== undefined ? decisions[0] : { evaluations: decisions };
         const text = JSON.stringify(body);
-        res.writeHead(200, {
-          'Content-Type': 'application/json',
-          'Content-Length': Buffer.byteLength(text),
-          [HEADERS.policyRevision]: String(active.revision),
-          [HEADERS.requestId]: answeredId,
-        });
-        res.end(text);
+        writeDecisionAnswer(res, text, active.revision, answeredId);
         recordBatch(decisionLog, metrics, decided, { route, requestId, clientId: principal.clientId, revision: active.revision, started });
       } catch (error) {
         const problem = answerFailure(req, res, error, logger, requestId, answeredId);

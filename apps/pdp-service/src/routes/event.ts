@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ERROR_CODES,
-  HEADERS,
   MIN_REVISION_WAIT_MS,
   SCOPES,
   actionOf,
@@ -31,7 +30,7 @@ import type { DefaultDecision } from '../config';
 import { Decider } from '../decision/decider';
 import { createDecisionLogger, logDecision } from '../decision/log';
 import type { DecisionOutcome, PdpMetrics } from '../metrics';
-import { activeSetFor, answerFailure, decidingPrincipal, readJsonBody, type PolicySource } from './decision-request';
+import { activeSetFor, answerFailure, decidingPrincipal, readJsonBody, writeDecisionAnswer, type PolicySource } from './decision-request';
 
 /** Events over 1 MiB are refused (api.md §5). */
 export const MAX_EVENT_BYTES = 1024 * 1024;
@@ -152,15 +151,7 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
       const text = JSON.stringify(
         explain ? { ...answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision } : answer,
       );
-      // Every header in one writeHead: a header set before with setHeader would send node's writeHead
-      // down its slower merging path.
-      res.writeHead(200, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(text),
-        [HEADERS.policyRevision]: String(active.revision),
-        [HEADERS.requestId]: requestId,
-      });
-      res.end(text);
+      writeDecisionAnswer(res, text, active.revision, requestId);
 
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       count(explain, decision.allowed ? 'allow' : 'inhibit');

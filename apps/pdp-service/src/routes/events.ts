@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ERROR_CODES,
-  HEADERS,
   MAX_BATCH_BYTES,
   MAX_BATCH_ITEMS,
   MIN_REVISION_WAIT_MS,
@@ -30,7 +29,7 @@ import { decideInOrder, type OrderedEvent } from '../decision/in-order';
 import { createDecisionLogger } from '../decision/log';
 import type { PdpMetrics } from '../metrics';
 import { countFailedBatch, recordBatch } from './batch-outcome';
-import { activeSetFor, answerFailure, decidingPrincipal, readJsonBody, within, type PolicySource } from './decision-request';
+import { activeSetFor, answerFailure, decidingPrincipal, readJsonBody, within, writeDecisionAnswer, type PolicySource } from './decision-request';
 
 export const EVENTS_PATH = '/events';
 
@@ -109,13 +108,7 @@ export function createEventsHandler(deps: BatchRouteDeps): BatchHandler {
       const decided = await decideInOrder(decider, active, events);
       const answer: DecisionBatch = { decisions: decided.map((item) => item.answer) };
       const text = JSON.stringify(answer);
-      res.writeHead(200, {
-        'Content-Type': 'application/json',
-        'Content-Length': Buffer.byteLength(text),
-        [HEADERS.policyRevision]: String(active.revision),
-        [HEADERS.requestId]: requestId,
-      });
-      res.end(text);
+      writeDecisionAnswer(res, text, active.revision, requestId);
       recordBatch(decisionLog, metrics, decided, { route: EVENTS_PATH, requestId, clientId: principal.clientId, revision: active.revision, started });
     } catch (error) {
       const problem = answerFailure(req, res, error, logger, requestId);
