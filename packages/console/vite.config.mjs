@@ -7,6 +7,11 @@ export default defineConfig({
   root: fileURLToPath(new URL('./src/web', import.meta.url)),
   base: '/console/',
   plugins: [preact()],
+  resolve: {
+    // contracts is built as CommonJS for node, whose named exports Rollup does not see outside node_modules; its
+    // ES source also lets the bundle keep only what the console uses (parseWarnings, HEADERS).
+    alias: [{ find: /^@custos\/contracts$/, replacement: fileURLToPath(new URL('../contracts/src/index.ts', import.meta.url)) }],
+  },
   build: {
     outDir: fileURLToPath(new URL('./dist/web', import.meta.url)),
     emptyOutDir: true,

@@ -28,6 +28,28 @@ test('a problem answer becomes an ApiError with its located errors', async () =>
   expect(failure).toMatchObject({ status: 400, code: 'invalid_policy', message: 'the policy is not valid: 1 problem', errors: [{ message: 'bad', line: 3, column: 5 }] });
 });
 
+test('a registration reads every Custos-Warning line, and answers none without the header', async () => {
+  const pip = { id: { componentType: 'PIP' as const, identifier: 'urn:component:acme:pip:roles' }, urls: ['http://10.0.0.1/a', 'http://127.0.0.1/b'], componentInterfaces: [] };
+  const headers = new Headers({ 'Policy-Revision': '3' });
+  // Two header lines, as pap appends them; fetch hands them over joined by `, `.
+  headers.append('Custos-Warning', '"not called, by default";code="egress_refused_by_default";path="urls[0]"');
+  headers.append('Custos-Warning', '"not called either";code="egress_refused_by_default";path="urls[1]"');
+  const warned = recorder(() => new Response('true', { headers }));
+  expect(await new ConsoleApi('tok', warned.fetchImpl).registerComponent(pip)).toEqual({
+    result: true,
+    revision: 3,
+    warnings: [
+      { code: 'egress_refused_by_default', message: 'not called, by default', path: 'urls[0]' },
+      { code: 'egress_refused_by_default', message: 'not called either', path: 'urls[1]' },
+    ],
+  });
+  expect(warned.calls[0]?.url).toBe('/ws/component');
+  expect(JSON.parse(String(warned.calls[0]?.init?.body))).toEqual(pip);
+
+  const quiet = recorder(() => new Response('true'));
+  expect(await new ConsoleApi('tok', quiet.fetchImpl).registerComponent(pip)).toEqual({ result: true, revision: undefined, warnings: [] });
+});
+
 test('explanations wait for the last revision the console caused', async () => {
   const { calls, fetchImpl } = recorder(() => new Response(JSON.stringify({ revision: 2, decision: {}, modifiedEvent: null, modifyError: null })));
   await new ConsoleApi('tok', fetchImpl).explain({ actionId: { scope: 'acme', action: 'a' }, timestamp: 0, parameters: [] }, 2);

@@ -246,6 +246,44 @@ describe('the web console on a real stack', () => {
     await browser.screenshot('09-timers');
   }, 60_000);
 
+  test('warns after registering a PIP the pdps would not call by default, and not after one they would', async () => {
+    await page.getByRole('link', { name: 'Components' }).click();
+    await page.getByRole('heading', { name: 'Register a component' }).waitFor();
+    // The loopback URL second, so the warning must name it by its own index.
+    await registerPip(page, 'roles', 'https://9.9.9.9/roles\nhttp://127.0.0.1:9/roles');
+    const warnings = page.getByRole('region', { name: `Registered ${PIP_ID('roles')}, with a warning` });
+    await warnings.waitFor();
+    // Inside the live region, so that screen readers announce it, and a warning, not an error.
+    expect(await page.getByRole('status').filter({ has: warnings }).count()).toBe(1);
+    expect(await page.getByRole('alert').count()).toBe(0);
+    const items = await warnings.getByRole('listitem').allInnerTexts();
+    expect(items).toHaveLength(1);
+    expect(items[0]).toContain('Warning at urls[1] (http://127.0.0.1:9/roles)');
+    expect(items[0]).toContain('`127.0.0.1` is not a public address');
+    expect(await warnings.innerText()).toContain('PDP_CALL_ALLOW');
+    // Registered all the same.
+    await page.getByRole('heading', { name: `PIP ${PIP_ID('roles')}`, exact: true }).waitFor();
+    await browser.screenshot('09b-component-warning');
+
+    // A public address (TEST-NET addresses are not public to the egress rules, so a routable one) draws none, and the
+    // last registration's warnings go.
+    await registerPip(page, 'prices', 'https://9.9.9.9/prices');
+    await page.getByRole('heading', { name: `PIP ${PIP_ID('prices')}`, exact: true }).waitFor();
+    expect(await page.getByRole('region', { name: /warning/ }).count()).toBe(0);
+    expect(await page.locator('.warnings').count()).toBe(0);
+
+    // Once more with the warning: its button is the next stop after Register, and dismissing it hands the focus back.
+    await registerPip(page, 'roles', 'http://127.0.0.1:9/roles');
+    await warnings.waitFor();
+    expect(await warnings.getByRole('listitem').allInnerTexts()).toEqual([expect.stringContaining('Warning at urls[0] (http://127.0.0.1:9/roles)')]);
+    await page.getByRole('button', { name: 'Register', exact: true }).focus();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Dismiss the warnings');
+    await page.keyboard.press('Enter');
+    await warnings.waitFor({ state: 'detached' });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Register');
+  }, 60_000);
+
   test('fits a narrow window without sideways scrolling', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     // Each page with what it shows once loaded: the timer is the one document left, the PEP the one component.
@@ -296,6 +334,20 @@ describe('the web console on a real stack', () => {
     }
   }, 60_000);
 });
+
+const PIP_ID = (name: string) => `urn:component:acme:pip:${name}`;
+
+/** A PIP of one interface, through the form; nothing calls it, since no policy names it. */
+async function registerPip(p: Page, name: string, urls: string): Promise<void> {
+  await p.getByLabel('Type', { exact: true }).selectOption('PIP');
+  await p.getByLabel('Solution').fill('acme');
+  await p.getByLabel('Name', { exact: true }).fill(name);
+  await p.getByLabel('URLs (one per line)').fill(urls);
+  await p.getByLabel('Method name').fill(`urn:info:acme:${name}`);
+  await p.getByLabel('Return type').fill('java.lang.String');
+  await p.getByRole('button', { name: 'Register', exact: true }).click();
+  await p.getByText(`Registered ${PIP_ID(name)}`, { exact: true }).waitFor();
+}
 
 async function adminToken(): Promise<string> {
   const response = await fetch(`${stack.auth.url}/oauth/token`, {

@@ -1,4 +1,4 @@
-import type { AuthorizationDecision, Component, Event } from '@custos/contracts';
+import { HEADERS, parseWarnings, type AuthorizationDecision, type Component, type Event, type Warning } from '@custos/contracts';
 import { apiErrorOf } from './problem';
 
 export type DocumentKindName = 'policy' | 'timer';
@@ -60,6 +60,11 @@ async function bodyOf(response: Response): Promise<unknown> {
   } catch {
     return text;
   }
+}
+
+/** A registration's answer: pap's `Custos-Warning` lines come with it (api.md, warnings). */
+export interface RegisterResult extends ChangeResult {
+  warnings: Warning[];
 }
 
 const revisionOf = (response: Response): number | undefined => {
@@ -132,8 +137,10 @@ export class ConsoleApi {
     return (await this.call('GET', '/ws/component')).body as Component[];
   }
 
-  registerComponent(component: Component): Promise<ChangeResult> {
-    return this.change('POST', '/ws/component', { body: JSON.stringify(component), type: 'application/json' });
+  /** Registers (or replaces) a component; the warnings are pap's advice on a registration it did make. */
+  async registerComponent(component: Component): Promise<RegisterResult> {
+    const { body, response } = await this.call('POST', '/ws/component', { body: JSON.stringify(component), type: 'application/json' });
+    return { result: body === true, revision: revisionOf(response), warnings: parseWarnings(response.headers.get(HEADERS.warning)) };
   }
 
   unregisterComponent(id: string): Promise<ChangeResult> {

@@ -1,7 +1,8 @@
 import type { Component } from '@custos/contracts';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ConsoleContext } from '../context';
 import { componentOf, emptyInterface, type ComponentForm, type InterfaceForm } from '../logic/component-form';
+import { registrationWarnings, type RegistrationWarnings } from '../logic/registration-warnings';
 import { Dialog } from '../ui/dialog';
 import { messageOf } from '../ui/messages';
 
@@ -116,17 +117,22 @@ const emptyForm = (): ComponentForm => ({ type: 'PEP', solution: '', name: '', u
 function RegisterForm({ ctx, onRegistered }: { ctx: ConsoleContext; onRegistered: (id: string) => void }) {
   const [form, setForm] = useState<ComponentForm>(emptyForm);
   const [error, setError] = useState('');
+  const [warned, setWarned] = useState<{ id: string; warnings: RegistrationWarnings } | undefined>(undefined);
+  const submitButton = useRef<HTMLButtonElement>(null);
   const setInterface = (index: number, patch: Partial<InterfaceForm>) =>
     setForm({ ...form, interfaces: form.interfaces.map((i, n) => (n === index ? { ...i, ...patch } : i)) });
 
   const submit = async (event: Event) => {
     event.preventDefault();
     setError('');
+    setWarned(undefined);
     try {
       const component = componentOf(form);
       const answer = await ctx.api.registerComponent(component);
       ctx.sawRevision(answer.revision);
       setForm(emptyForm());
+      // Shown here, where the user pressed Register: the form is emptied, so the warnings name the URLs themselves.
+      if (answer.warnings.length > 0) setWarned({ id: component.id.identifier, warnings: registrationWarnings(component, answer.warnings) });
       onRegistered(component.id.identifier);
     } catch (e) {
       setError(messageOf(e));
@@ -223,7 +229,22 @@ function RegisterForm({ ctx, onRegistered }: { ctx: ConsoleContext; onRegistered
         <button type="button" class="secondary" onClick={() => setForm({ ...form, interfaces: [...form.interfaces, emptyInterface()] })}>
           Add an interface
         </button>
-        <button type="submit">Register</button>
+        <button type="submit" ref={submitButton}>
+          Register
+        </button>
+      </div>
+      {/* Always present, so that screen readers announce the warnings when they are put in. */}
+      <div role="status">
+        {warned !== undefined && (
+          <WarningsPanel
+            id={warned.id}
+            warnings={warned.warnings}
+            onDismiss={() => {
+              setWarned(undefined);
+              submitButton.current?.focus();
+            }}
+          />
+        )}
       </div>
       {error !== '' && (
         <p class="error" role="alert">
@@ -231,5 +252,39 @@ function RegisterForm({ ctx, onRegistered }: { ctx: ConsoleContext; onRegistered
         </p>
       )}
     </form>
+  );
+}
+
+/** A successful registration's warnings: the component is registered, but may not work as it is. */
+function WarningsPanel({ id, warnings, onDismiss }: { id: string; warnings: RegistrationWarnings; onDismiss: () => void }) {
+  const count = warnings.items.length;
+  return (
+    <section class="warnings" aria-labelledby="register-warnings-title">
+      <h3 id="register-warnings-title">
+        <span aria-hidden="true">⚠ </span>
+        Registered {id}, with {count === 1 ? 'a warning' : `${count} warnings`}
+      </h3>
+      <ul>
+        {warnings.items.map((w, index) => (
+          <li key={index}>
+            <strong>Warning{w.path === undefined ? '' : ' at '}</strong>
+            {w.path !== undefined && <code>{w.path}</code>}
+            {w.url !== undefined && (
+              <>
+                {' '}
+                (<code class="url">{w.url}</code>)
+              </>
+            )}
+            : {w.summary}.{w.detail !== undefined && <span class="detail">pap says: {w.detail}</span>}
+          </li>
+        ))}
+      </ul>
+      {warnings.advice.map((advice) => (
+        <p key={advice}>{advice}</p>
+      ))}
+      <button type="button" class="secondary" onClick={onDismiss}>
+        Dismiss the warnings
+      </button>
+    </section>
   );
 }
