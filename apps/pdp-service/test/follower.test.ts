@@ -2,7 +2,7 @@ import { loadPolicy, type LoadOutcome } from '@custos/policy-engine';
 import { waitFor } from '@custos/test-kit';
 import { createPdpMetrics, type PdpMetrics } from '../src/metrics';
 import { PolicySetFollower, type ActivePolicySet } from '../src/policy-set/follower';
-import { SnapshotError } from '@custos/contracts';
+import { SnapshotError, type PolicySnapshot } from '@custos/contracts';
 import { FakeTransport, deferred } from './support/fake-transport';
 import { memoryLogger } from './support/logger';
 import { allowAll, brokenPolicy, inhibitAll } from './support/policies';
@@ -209,6 +209,84 @@ describe('PolicySetFollower', () => {
     transport.state = { revision: 4, policies: [p1, p2] };
     follower.resync('periodic');
     expect((await ready(4)).set.has(P2)).toBe(true);
+  });
+
+  describe('a snapshot whose documents arrive before it is complete (parts)', () => {
+    const partsOfNextSnapshot = async (answer: ReturnType<typeof deferred<PolicySnapshot>>) => {
+      transport.answers.push(answer);
+      follower.resync('periodic');
+      await waitFor(() => transport.snapshotRequests === 2, { what: 'the second snapshot request' });
+      const sink = transport.sinks[1];
+      if (sink === undefined) throw new Error('the follower gave the transport no sink');
+      return sink;
+    };
+
+    it('compiles each part as it arrives and swaps the set in only once the whole snapshot is in', async () => {
+      transport.state = { revision: 1, policies: [p1] };
+      build();
+      await follower.start();
+      const before = await ready(1);
+      const answer = deferred<PolicySnapshot>();
+      const sink = await partsOfNextSnapshot(answer);
+      sink([p2]);
+      expect(compiled).toEqual([p1.xml, p2.xml]);
+      expect(follower.active).toBe(before);
+      sink([p1]);
+      // Unchanged since the active set: reused, not compiled again.
+      expect(compiled).toEqual([p1.xml, p2.xml]);
+      answer.resolve({ revision: 3, policies: [p3] });
+      const after = await ready(3);
+      expect(compiled).toEqual([p1.xml, p2.xml, p3.xml]);
+      expect(after.set.size === 3 && after.set.has(P1) && after.set.has(P2) && after.set.has(P3)).toBe(true);
+      expect(after.set.get(P1)).toBe(before.set.get(P1));
+      expect(log.lines.find((l) => l.msg === 'policy snapshot active' && l.revision === 3)).toMatchObject({ compiled: 2, reused: 1 });
+    });
+
+    it('keeps the last good set when the snapshot fails after some parts were compiled', async () => {
+      transport.state = { revision: 1, policies: [p1] };
+      build();
+      await follower.start();
+      const before = await ready(1);
+      const answer = deferred<PolicySnapshot>();
+      const sink = await partsOfNextSnapshot(answer);
+      sink([p2]);
+      const retry = deferred<PolicySnapshot>();
+      transport.answers.push(retry);
+      answer.reject(new SnapshotError('snapshot part 2 arrived where part 1 was expected'));
+      await waitFor(() => transport.snapshotRequests === 3, { what: 'the retry' });
+      expect(follower.active).toBe(before);
+      retry.resolve({ revision: 2, policies: [p1, p3] });
+      const after = await ready(2);
+      // What the failed attempt compiled is not part of any set.
+      expect(after.set.has(P2)).toBe(false);
+      expect(after.set.size === 2 && after.set.has(P1) && after.set.has(P3)).toBe(true);
+    });
+
+    it('tells of a part that does not compile only once the snapshot is in and newer than the active set', async () => {
+      transport.state = { revision: 4, policies: [p1] };
+      build();
+      await follower.start();
+      const before = await ready(4);
+      const stale = deferred<PolicySnapshot>();
+      (await partsOfNextSnapshot(stale))([{ id: P2, xml: brokenPolicy(P2, A) }]);
+      stale.resolve({ revision: 4, policies: [] });
+      await follower.idle();
+      expect(follower.active).toBe(before);
+      expect(await metricValue(metrics, 'policy_compile_failures_total')).toBe(0);
+      const newer = deferred<PolicySnapshot>();
+      transport.answers.push(newer);
+      follower.resync('periodic');
+      await waitFor(() => transport.snapshotRequests === 3, { what: 'the third snapshot request' });
+      transport.sinks[2]?.([{ id: P2, xml: brokenPolicy(P2, A) }, p3]);
+      // The first failure ends the build: nothing after it is compiled.
+      expect(compiled).toEqual([p1.xml, brokenPolicy(P2, A), brokenPolicy(P2, A)]);
+      newer.resolve({ revision: 6, policies: [] });
+      await waitFor(async () => (await metricValue(metrics, 'policy_compile_failures_total', { source: 'snapshot' })) === 1, { what: 'a compile failure' });
+      await follower.idle();
+      expect(follower.active).toBe(before);
+      const line = log.lines.find((l) => l.msg === 'policy failed to compile; the last good set stays active');
+      expect(line).toMatchObject({ policyId: P2, source: 'snapshot', revision: 6, active: 4 });
+    });
   });
 
   it('stays not ready when the first snapshot fails to compile', async () => {

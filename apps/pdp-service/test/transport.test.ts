@@ -73,6 +73,50 @@ describe('NatsPolicyTransport', () => {
   });
 });
 
+describe('NatsPolicyTransport with a sink', () => {
+  it('hands the documents of each part to the sink as it arrives and resolves with the rest of the snapshot', async () => {
+    const prefix = uniqueNatsPrefix();
+    const pap = await FakePap.start(prefix, { partBytes: 1200 });
+    const nc = await connect({ servers: TEST_NATS_URL });
+    try {
+      for (let n = 0; n < 6; n++) pap.deploy(`urn:policy:acme:s${n}`, allowAll(`urn:policy:acme:s${n}`, `urn:action:acme:x${n}`), { announce: false });
+      const transport = new NatsPolicyTransport(nc, { prefix, requester: 'replica-a', logger: memoryLogger().logger });
+      const handed: string[][] = [];
+      const snapshot = await transport.fetchSnapshot((policies) => handed.push(policies.map((policy) => policy.id)));
+      expect(handed.length).toBe(pap.chunkCounts[0]);
+      expect(handed.length).toBeGreaterThan(2);
+      expect(handed.flat()).toEqual(pap.snapshot().policies.map((policy) => policy.id));
+      expect(snapshot).toEqual({ revision: pap.revision, policies: [] });
+    } finally {
+      await nc.drain();
+      await pap.stop();
+    }
+  });
+
+  it('fails an answer in parts that loses its last part, after handing over the parts before it', async () => {
+    const prefix = uniqueNatsPrefix();
+    const pap = await FakePap.start(prefix, { partBytes: 1200 });
+    const nc = await connect({ servers: TEST_NATS_URL });
+    try {
+      for (let n = 0; n < 6; n++) pap.deploy(`urn:policy:acme:s${n}`, allowAll(`urn:policy:acme:s${n}`, `urn:action:acme:x${n}`), { announce: false });
+      pap.misbehave.push('missing-chunk');
+      const transport = new NatsPolicyTransport(nc, { prefix, requester: 'replica-a', logger: memoryLogger().logger, chunkTimeoutMs: 200 });
+      const handed: string[] = [];
+      await expect(transport.fetchSnapshot((policies) => handed.push(...policies.map((policy) => policy.id)))).rejects.toThrow(
+        new SnapshotError('no snapshot chunk arrived within 200 ms'),
+      );
+      const ids = pap.snapshot().policies.map((policy) => policy.id);
+      expect(pap.chunkCounts[0]).toBeGreaterThan(1);
+      expect(handed.length).toBeGreaterThan(0);
+      expect(handed.length).toBeLessThan(ids.length);
+      expect(handed).toEqual(ids.slice(0, handed.length));
+    } finally {
+      await nc.drain();
+      await pap.stop();
+    }
+  });
+});
+
 describe('following across a NATS restart', () => {
   let nats: OwnNatsServer | undefined;
   const stopServer = () => nats!.stop();

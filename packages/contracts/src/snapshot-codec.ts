@@ -4,7 +4,7 @@ import { propagatedComponent } from './component-schema';
 import { PAYLOAD_HEADROOM_BYTES } from './change-codec';
 import type { DeployedPolicy, PolicySnapshot, SnapshotChunk, SnapshotRequest } from './nats';
 import { SnapshotError } from './snapshot-error';
-import { SNAPSHOT_PARTS_FORMAT, SnapshotParts, encodeSnapshotParts, isSnapshotPart } from './snapshot-parts';
+import { SNAPSHOT_PARTS_FORMAT, SnapshotParts, encodeSnapshotParts, isSnapshotPart, type SnapshotDocumentSink } from './snapshot-parts';
 import { isRecord, isRevision, utf8Encoder, wireDocument } from './wire';
 
 export { SnapshotError };
@@ -87,7 +87,14 @@ export class SnapshotAssembler {
   private size = 0;
   private done = false;
 
-  constructor(private readonly maxBytes = MAX_SNAPSHOT_BYTES) {}
+  /**
+   * `sink`, when given, takes the documents of each SnapshotPart as it arrives (they are then not in `result()`);
+   * chunks are read whole, so a snapshot in chunks keeps its documents in `result()` whatever `sink` is.
+   */
+  constructor(
+    private readonly maxBytes = MAX_SNAPSHOT_BYTES,
+    private readonly sink?: SnapshotDocumentSink,
+  ) {}
 
   /** Adds one chunk message (its parsed JSON); true once the last chunk is in. */
   add(message: unknown): boolean {
@@ -117,7 +124,7 @@ export class SnapshotAssembler {
   }
 
   private addPart(message: unknown): boolean {
-    this.partsOf ??= new SnapshotParts();
+    this.partsOf ??= new SnapshotParts(this.sink);
     const parts = this.partsOf;
     if (!isSnapshotPart(message)) throw new SnapshotError('a snapshot chunk arrived among snapshot parts');
     return parts.add(message);

@@ -57,9 +57,13 @@ export function encodeSnapshotParts(snapshot: PolicySnapshot, maxBytes: number):
   });
 }
 
+/** Takes the documents of each part as it is read, so a receiver can use them while the next parts travel. */
+export type SnapshotDocumentSink = (policies: DeployedPolicy[]) => void;
+
 /**
  * Collects SnapshotPart messages (each already parsed from its JSON), checking each as it arrives, so only the
- * documents are kept, never the text. Parts must arrive in order with one revision.
+ * documents are kept, never the text. Parts must arrive in order with one revision. With a `sink`, each part's
+ * documents go to it instead and are not kept: the result then holds no policies, only the revision and components.
  */
 export class SnapshotParts {
   private readonly policies: DeployedPolicy[] = [];
@@ -67,6 +71,8 @@ export class SnapshotParts {
   private revision: number | undefined;
   private next = 0;
   private done = false;
+
+  constructor(private readonly sink?: SnapshotDocumentSink) {}
 
   /** True once the last part is in. */
   add(message: Record<string, unknown>): boolean {
@@ -80,6 +86,7 @@ export class SnapshotParts {
       throw new SnapshotError(`snapshot part ${this.next} is of revision ${revision}, the parts before of ${this.revision}`);
     }
     this.revision = revision;
+    const read: DeployedPolicy[] = [];
     for (const [position, item] of policies.entries()) {
       const policy = wireDocument(item);
       if (!policy) {
@@ -87,8 +94,10 @@ export class SnapshotParts {
           `snapshot part ${this.next}, policy ${position} must hold \`id\` and \`xml\` (and a \`tree\` only as an object, a \`deployedAt\` only as a revision)`,
         );
       }
-      this.policies.push(policy);
+      read.push(policy);
     }
+    if (this.sink === undefined) for (const policy of read) this.policies.push(policy);
+    else this.sink(read);
     if (message.components !== undefined) this.components = this.readComponents(message.components);
     this.next++;
     this.done = last;

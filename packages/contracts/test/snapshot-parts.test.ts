@@ -114,6 +114,39 @@ describe('SnapshotAssembler with parts', () => {
     expect(() => done.add(second)).toThrow('a snapshot part arrived after the last one');
   });
 
+  it('hands the documents of each part to a sink as it is read, leaving only the revision and components in the result', () => {
+    const handed: string[][] = [];
+    const assembler = new SnapshotAssembler(undefined, (policies) => handed.push(policies.map((p) => p.id)));
+    const all = parts();
+    all.forEach((part, index) => {
+      expect(assembler.add(part)).toBe(index === all.length - 1);
+      // Part by part, not at the end.
+      expect(handed).toHaveLength(index + 1);
+    });
+    expect(handed.flat()).toEqual(snapshot.policies.map((p) => p.id));
+    expect(assembler.result()).toEqual({ revision: 40, policies: [], components: [pip] });
+  });
+
+  it('refuses a part a sink would take when it is malformed, before handing over any of its documents', () => {
+    const handed: unknown[] = [];
+    const assembler = new SnapshotAssembler(undefined, (policies) => handed.push(...policies));
+    expect(() => assembler.add({ format: 2, index: 0, last: false, revision: 1, policies: [{ id: 'a', xml: '<x/>' }, { id: 'b' }] })).toThrow(
+      /snapshot part 0, policy 1 must hold `id` and `xml`/,
+    );
+    expect(handed).toEqual([]);
+  });
+
+  it('keeps the documents of a snapshot in chunks whole, whatever the sink', () => {
+    const handed: unknown[] = [];
+    const assembler = new SnapshotAssembler(undefined, (policies) => handed.push(...policies));
+    const chunks = encodeSnapshotAnswer(snapshot, { formats: [1] }, 8192).map(json);
+    expect(chunks.length).toBeGreaterThan(1);
+    expect(chunks[0]).toMatchObject({ index: 0, data: expect.any(String) });
+    chunks.forEach((chunk) => assembler.add(chunk));
+    expect(assembler.result()).toEqual(snapshot);
+    expect(handed).toEqual([]);
+  });
+
   it('refuses the result before the last part', () => {
     const assembler = new SnapshotAssembler();
     assembler.add(parts()[0]);

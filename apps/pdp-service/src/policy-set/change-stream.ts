@@ -1,4 +1,4 @@
-import { SnapshotError, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
+import { SnapshotError, type DeployedPolicy, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
 import type { FollowerMetrics } from '../metrics';
 import type { PolicyTransport } from './transport';
@@ -14,8 +14,15 @@ export interface ChangeTarget {
   revision(): number | undefined;
   /** Applies the change right after the active revision; false when it could not (the set stays). */
   applyChange(change: NextChange, receivedAt: number): boolean;
+  /** Starts taking a snapshot in: its documents may arrive before the snapshot is complete. */
+  receiveSnapshot(): SnapshotIntake;
+}
+
+/** One snapshot on its way in: documents as they arrive, then the whole (what was not `add`ed, its revision, components). */
+export interface SnapshotIntake {
+  add(policies: DeployedPolicy[]): void;
   /** Builds and activates a snapshot newer than the active set; false when it could not. */
-  applySnapshot(snapshot: PolicySnapshot, reason: ResyncReason): Promise<boolean>;
+  apply(snapshot: PolicySnapshot, reason: ResyncReason): Promise<boolean>;
 }
 
 export interface ChangeStreamOptions {
@@ -264,8 +271,10 @@ export class ChangeStream {
     const { logger, metrics, transport, target } = this.options;
     metrics?.resyncs.inc({ reason });
     let snapshot: PolicySnapshot;
+    // Begun before the fetch, against the set active now: nothing else runs on this loop until the fetch is done.
+    const intake = target.receiveSnapshot();
     try {
-      snapshot = await transport.fetchSnapshot();
+      snapshot = await transport.fetchSnapshot((policies) => intake.add(policies));
     } catch (error) {
       // An expected condition (pap down, slow or confused) needs no stack trace.
       const detail = error instanceof SnapshotError ? { problem: error.message } : { err: error };
@@ -281,7 +290,7 @@ export class ChangeStream {
       }
       return 'ok';
     }
-    const applied = await target.applySnapshot(snapshot, reason);
+    const applied = await intake.apply(snapshot, reason);
     if (applied) this.unproductive = 0;
     return applied || this.stopped ? 'ok' : 'failed';
   }

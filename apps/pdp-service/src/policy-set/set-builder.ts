@@ -8,7 +8,7 @@ import {
   type LoadOutcome,
   type TimerDocument,
 } from '@custos/policy-engine';
-import { deployedDocument, documentKind, type DeployedDocument, type DocumentKind, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
+import { deployedDocument, documentKind, type DeployedDocument, type DeployedPolicy, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
 import { ComponentRegistry } from '../components/registry';
 import { compileTimer } from '../timers/schedule';
 import type { Deployments } from '../history/deployments';
@@ -130,60 +130,17 @@ export class SetBuilder {
    * A whole set from a snapshot, reusing what `active` compiled from the same XML; undefined when a document does
    * not compile, the snapshot holds an id twice, or `cancelled()` turned true while it yielded.
    */
-  async buildSnapshot(snapshot: PolicySnapshot, active: SetParts | undefined, cancelled: () => boolean): Promise<BuiltSnapshot | undefined> {
-    const documents: Record<DocumentKind, DeployedDocument[]> = { policy: [], timer: [] };
-    const sources = new Map<string, string>();
-    const deployments = new Map<string, number>();
-    for (const wire of snapshot.policies) {
-      if (sources.has(wire.id)) {
-        this.fail(wire.id, 'snapshot', [`the snapshot holds \`${wire.id}\` twice`], snapshot.revision);
-        return undefined;
-      }
-      const document = deployedDocument(wire);
-      documents[document.kind].push(document);
-      sources.set(document.id, fingerprint(document.xml));
-      if (document.kind === 'policy' && document.deployedAt !== undefined) deployments.set(document.id, document.deployedAt);
-    }
-    const build = { revision: snapshot.revision, active, sources, cancelled, slice: Date.now() };
-    const policies = await this.compileAll(this.compilers.policy, documents.policy, build);
-    if (!policies || cancelled()) return undefined;
-    const timers = await this.compileAll(this.compilers.timer, documents.timer, build);
-    if (!timers || cancelled()) return undefined;
-    const components = new ComponentRegistry(new Map((snapshot.components ?? []).map((c) => [c.id.identifier, c])));
-    const set = policies.values.size === 0 ? emptyPolicySet() : createPolicySet([...policies.values.values()]);
-    // The log line has always counted policies only.
-    return { parts: { set, timers: timers.values, components, sources, deployments }, compiled: policies.compiled, reused: policies.reused };
+  buildSnapshot(snapshot: PolicySnapshot, active: SetParts | undefined, cancelled: () => boolean): Promise<BuiltSnapshot | undefined> {
+    return this.startSnapshot(active).finish(snapshot, cancelled);
   }
 
-  /** Every document of one kind, compiled or reused, by id; undefined as soon as one fails. */
-  private async compileAll<T>(
-    compiler: KindCompiler<T>,
-    documents: readonly DeployedDocument[],
-    build: { revision: number; active: SetParts | undefined; sources: ReadonlyMap<string, string>; cancelled: () => boolean; slice: number },
-  ): Promise<{ values: Map<string, T>; compiled: number; reused: number } | undefined> {
-    const values = new Map<string, T>();
-    let compiled = 0;
-    let reused = 0;
-    for (const document of documents) {
-      const { active } = build;
-      // Reuse is decided against the set active when the build began; it cannot change while this loop runs.
-      const same = active !== undefined && active.sources.get(document.id) === build.sources.get(document.id);
-      let value = same ? compiler.get(active, document.id) : undefined;
-      if (value !== undefined) {
-        reused++;
-      } else {
-        value = this.compileOne(compiler, document, 'snapshot', build.revision);
-        if (value === undefined) return undefined;
-        compiled++;
-      }
-      values.set(document.id, value);
-      if (Date.now() - build.slice > COMPILE_SLICE_MS) {
-        await new Promise((resolve) => setImmediate(resolve));
-        if (build.cancelled()) return undefined;
-        build.slice = Date.now();
-      }
-    }
-    return { values, compiled, reused };
+  /**
+   * A snapshot build that takes documents as they arrive (`add`, e.g. one snapshot part at a time), so each is
+   * compiled while the next parts travel and its parsed form dies young; `finish` takes the rest and the snapshot's
+   * revision and components. Reuse is decided against `active`, the set active when the build began.
+   */
+  startSnapshot(active: SetParts | undefined): SnapshotBuild {
+    return new SnapshotBuild(this.compilers, active, (failure) => this.options.onFailure(failure));
   }
 
   private compileOne<T>(compiler: KindCompiler<T>, document: DeployedDocument, source: 'change' | 'snapshot', revision?: number): T | undefined {
@@ -195,6 +152,95 @@ export class SetBuilder {
 
   private fail(documentId: string, source: 'change' | 'snapshot', problems: string[], revision?: number): void {
     this.options.onFailure({ documentId, source, problems, ...(revision === undefined ? {} : { revision }) });
+  }
+}
+
+/** What a snapshot build has so far: one map per kind, the fingerprints, the deployments and its first failure. */
+export class SnapshotBuild {
+  private readonly policies = new Map<string, CompiledPolicy>();
+  private readonly timers = new Map<string, TimerDocument>();
+  private readonly sources = new Map<string, string>();
+  private readonly deployments = new Map<string, number>();
+  private compiled = 0;
+  private reused = 0;
+  /**
+   * The first document that failed; later ones are not compiled. Told only by `finish`, with the revision: a build
+   * of a snapshot that turns out older than the active set is dropped unheard, as it was never compiled before.
+   */
+  private failure: Omit<SetFailure, 'source' | 'revision'> | undefined;
+
+  constructor(
+    private readonly compilers: { policy: KindCompiler<CompiledPolicy>; timer: KindCompiler<TimerDocument> },
+    private readonly active: SetParts | undefined,
+    private readonly onFailure: (failure: SetFailure) => void,
+  ) {}
+
+  /** Compiles (or reuses) `documents` now; the first failure stops the build. */
+  add(documents: readonly DeployedPolicy[]): void {
+    for (const wire of documents) this.take(wire);
+  }
+
+  /**
+   * The set: the snapshot's remaining `policies` (those not `add`ed) compiled with a yield to the event loop every
+   * COMPILE_SLICE_MS, then its components; undefined after a failure or when `cancelled()` turned true meanwhile.
+   */
+  async finish(snapshot: PolicySnapshot, cancelled: () => boolean): Promise<BuiltSnapshot | undefined> {
+    let slice = Date.now();
+    for (const wire of snapshot.policies) {
+      if (this.failure !== undefined) break;
+      this.take(wire);
+      if (Date.now() - slice > COMPILE_SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        if (cancelled()) return undefined;
+        slice = Date.now();
+      }
+    }
+    if (this.failure !== undefined) {
+      this.onFailure({ ...this.failure, source: 'snapshot', revision: snapshot.revision });
+      return undefined;
+    }
+    if (cancelled()) return undefined;
+    const components = new ComponentRegistry(new Map((snapshot.components ?? []).map((c) => [c.id.identifier, c])));
+    const set = this.policies.size === 0 ? emptyPolicySet() : createPolicySet([...this.policies.values()]);
+    const parts: SetParts = { set, timers: this.timers, components, sources: this.sources, deployments: this.deployments };
+    // The log line has always counted policies only.
+    return { parts, compiled: this.compiled, reused: this.reused };
+  }
+
+  private take(wire: DeployedPolicy): void {
+    if (this.failure !== undefined) return;
+    if (this.sources.has(wire.id)) {
+      this.failure = { documentId: wire.id, problems: [`the snapshot holds \`${wire.id}\` twice`] };
+      return;
+    }
+    const document = deployedDocument(wire);
+    const source = fingerprint(document.xml);
+    this.sources.set(document.id, source);
+    if (document.kind === 'timer') {
+      const timer = this.reuseOrCompile(this.compilers.timer, document, source);
+      if (timer !== undefined) this.timers.set(document.id, timer);
+      return;
+    }
+    if (document.deployedAt !== undefined) this.deployments.set(document.id, document.deployedAt);
+    const policy = this.reuseOrCompile(this.compilers.policy, document, source, true);
+    if (policy !== undefined) this.policies.set(document.id, policy);
+  }
+
+  private reuseOrCompile<T>(compiler: KindCompiler<T>, document: DeployedDocument, source: string, counted = false): T | undefined {
+    const { active } = this;
+    const same = active !== undefined && active.sources.get(document.id) === source;
+    const kept = same ? compiler.get(active, document.id) : undefined;
+    if (kept !== undefined) {
+      if (counted) this.reused++;
+      return kept;
+    }
+    const outcome = compiler.compile(document);
+    if (!outcome.ok) {
+      this.failure = { documentId: document.id, problems: outcome.problems };
+      return undefined;
+    }
+    if (counted) this.compiled++;
+    return outcome.value;
   }
 }
 

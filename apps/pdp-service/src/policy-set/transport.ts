@@ -8,6 +8,7 @@ import {
   type PolicyChange,
   type PolicySnapshot,
   type PolicySubjects,
+  type SnapshotDocumentSink,
   type SnapshotRequest,
 } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
@@ -22,8 +23,12 @@ export interface PolicyTransport {
    * Resolves once the server has the subscription, so a snapshot requested afterwards cannot miss a change.
    */
   subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void>;
-  /** One attempt at a full snapshot; rejects (SnapshotError) on timeout or unreadable chunks. */
-  fetchSnapshot(): Promise<PolicySnapshot>;
+  /**
+   * One attempt at a full snapshot; rejects (SnapshotError) on timeout or unreadable chunks. A transport may hand
+   * documents to `sink` as they arrive, before the snapshot is complete; those are then not in the snapshot it resolves
+   * with. Whoever takes them must not use them until it resolves (a snapshot that fails midway never does).
+   */
+  fetchSnapshot(sink?: SnapshotDocumentSink): Promise<PolicySnapshot>;
   /** `listener` runs after every re-established connection (core messages may have been lost meanwhile). */
   onReconnect(listener: () => void): void;
   /**
@@ -114,9 +119,10 @@ export class NatsPolicyTransport implements PolicyTransport {
     return this.replay.after(revision);
   }
 
-  fetchSnapshot(): Promise<PolicySnapshot> {
+  fetchSnapshot(sink?: SnapshotDocumentSink): Promise<PolicySnapshot> {
     return new Promise<PolicySnapshot>((resolve, reject) => {
-      const assembler = new SnapshotAssembler();
+      // Parts go to `sink` as they are read (the follower compiles them while the next ones travel); chunks stay whole.
+      const assembler = new SnapshotAssembler(undefined, sink);
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
       let subscription: Subscription | undefined;

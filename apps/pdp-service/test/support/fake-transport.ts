@@ -1,4 +1,4 @@
-import type { PolicyChange, PolicySnapshot } from '@custos/contracts';
+import type { PolicyChange, PolicySnapshot, SnapshotDocumentSink } from '@custos/contracts';
 import type { PolicyTransport } from '../../src/policy-set/transport';
 
 interface Deferred<T> {
@@ -27,6 +27,8 @@ export class FakeTransport implements PolicyTransport {
   readonly answers: Answer[] = [];
   /** performance.now() of every snapshot request. */
   readonly requestTimes: number[] = [];
+  /** The sink of every snapshot request (a test hands documents to it as parts would arrive). */
+  readonly sinks: Array<SnapshotDocumentSink | undefined> = [];
   state: PolicySnapshot = { revision: 0, policies: [] };
   connected = true;
   closed = false;
@@ -43,8 +45,9 @@ export class FakeTransport implements PolicyTransport {
     return Promise.resolve();
   }
 
-  fetchSnapshot(): Promise<PolicySnapshot> {
+  fetchSnapshot(sink?: SnapshotDocumentSink): Promise<PolicySnapshot> {
     this.calls.push('snapshot');
+    this.sinks.push(sink);
     this.requestTimes.push(performance.now());
     const answer = this.answers.shift() ?? structuredClone(this.state);
     if (answer instanceof Error) return Promise.reject(answer);
