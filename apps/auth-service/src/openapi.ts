@@ -8,6 +8,7 @@ import {
   problemSchema,
 } from '@custos/contracts';
 import { TOKEN_LIFETIME_SECONDS } from './oauth/access-token';
+import { BASIC_CHALLENGE } from './oauth/errors';
 import { CLIENT_BODY_LIMIT } from './routes/clients';
 import { JWKS_MAX_AGE_SECONDS } from './routes/jwks';
 import { TOKEN_BODY_LIMIT } from './routes/token';
@@ -21,6 +22,11 @@ const oauthError = (description: string) => ({
   headers: { 'Cache-Control': { $ref: '#/components/headers/NoStore' } },
   content: { 'application/json': { schema: { $ref: '#/components/schemas/OAuthError' } } },
 });
+/** A failed client authentication: an OAuth error with the Basic challenge `oauthErrors.invalidClient` sends. */
+const invalidClientError = (description: string) => {
+  const error = oauthError(description);
+  return { ...error, headers: { ...error.headers, 'WWW-Authenticate': { schema: { type: 'string', const: BASIC_CHALLENGE } } } };
+};
 const json = (description: string, schema: object, headers?: object) => ({
   description,
   ...(headers ? { headers } : {}),
@@ -117,10 +123,7 @@ export const openapi = {
             'Cache-Control': { $ref: '#/components/headers/NoStore' },
           }),
           400: oauthError('`invalid_request` (missing or repeated field, malformed Basic credentials, two authentication methods), `unsupported_grant_type`, or `invalid_scope`'),
-          401: {
-            ...oauthError('`invalid_client`: unknown client, wrong secret, no or unsupported client authentication'),
-            headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Basic realm="custos"' } } },
-          },
+          401: invalidClientError('`invalid_client`: unknown client, wrong secret, no or unsupported client authentication'),
           ...formEndpointErrors(),
         },
       },
@@ -156,10 +159,7 @@ export const openapi = {
         responses: {
           200: { description: 'revoked, or nothing to revoke', headers: { 'Cache-Control': { $ref: '#/components/headers/NoStore' } } },
           400: oauthError('`invalid_request`: `token` missing, a field repeated, two authentication methods'),
-          401: {
-            ...oauthError('`invalid_client`: unknown client, wrong secret, no client authentication'),
-            headers: { 'WWW-Authenticate': { schema: { type: 'string', const: 'Basic realm="custos"' } } },
-          },
+          401: invalidClientError('`invalid_client`: unknown client, wrong secret, no client authentication'),
           ...formEndpointErrors(),
         },
       },
