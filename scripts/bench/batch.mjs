@@ -113,15 +113,12 @@ export async function run(options = {}) {
 
     lib.log(`warm-up 1 s each of ${variants.length} variants`);
     for (const variant of variants) await load(variant, 1);
-    const results = Object.fromEntries(variants.map((v) => [v.key, []]));
-    for (let round = 0; round < rounds; round++) {
-      for (let k = 0; k < variants.length; k++) {
-        const variant = variants[(k + round) % variants.length];
-        const result = await load(variant, seconds);
-        results[variant.key].push(result);
-        lib.log(`round ${round + 1}/${rounds} ${variant.key}: ${lib.fmt(result.requestsPerSecond * variant.size)} decisions/s, p99 ${lib.fmt(result.latency.p99)} ms`);
-      }
-    }
+    const results = await lib.rotatedRounds(
+      variants,
+      rounds,
+      (variant) => load(variant, seconds),
+      (variant, result) => `${lib.fmt(result.requestsPerSecond * variant.size)} decisions/s, p99 ${lib.fmt(result.latency.p99)} ms`,
+    );
 
     const summary = Object.fromEntries(
       variants.map((variant) => {

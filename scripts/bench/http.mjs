@@ -85,16 +85,12 @@ export async function run(options = {}) {
 
     lib.log(`warm-up ${warmSeconds} s each`);
     for (const variant of variants) await load(variant, warmSeconds);
-    const results = Object.fromEntries(variants.map((v) => [v.key, []]));
-    for (let round = 0; round < rounds; round++) {
-      // Rotate the order each round so that no variant always runs first or last.
-      for (let k = 0; k < variants.length; k++) {
-        const variant = variants[(k + round) % variants.length];
-        const result = await load(variant, seconds);
-        results[variant.key].push(result);
-        lib.log(`round ${round + 1}/${rounds} ${variant.key}: ${lib.fmt(result.requestsPerSecond)} req/s, p50 ${lib.fmt(result.latency.p50)} ms, p99 ${lib.fmt(result.latency.p99)} ms`);
-      }
-    }
+    const results = await lib.rotatedRounds(
+      variants,
+      rounds,
+      (variant) => load(variant, seconds),
+      (_, result) => `${lib.fmt(result.requestsPerSecond)} req/s, p50 ${lib.fmt(result.latency.p50)} ms, p99 ${lib.fmt(result.latency.p99)} ms`,
+    );
     const rssAfterLoad = lib.rssMb(pdp.pid);
 
     const summary = {};

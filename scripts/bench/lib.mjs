@@ -230,6 +230,23 @@ export async function waitUntil(check, { timeoutMs = 30_000, intervalMs = 10, wh
 
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/**
+ * `rounds` rounds of `load(variant)` over every variant, the order rotated each round so that no variant always
+ * runs first or last; each result is logged with `describe(variant, result)`. Results by `variant.key`, in round order.
+ */
+export async function rotatedRounds(variants, rounds, load, describe) {
+  const results = Object.fromEntries(variants.map((v) => [v.key, []]));
+  for (let round = 0; round < rounds; round++) {
+    for (let k = 0; k < variants.length; k++) {
+      const variant = variants[(k + round) % variants.length];
+      const result = await load(variant);
+      results[variant.key].push(result);
+      log(`round ${round + 1}/${rounds} ${variant.key}: ${describe(variant, result)}`);
+    }
+  }
+  return results;
+}
+
 /** Runs `task(item, index)` over `items` with at most `concurrency` at a time; results in order. */
 export async function pool(items, concurrency, task) {
   const results = new Array(items.length);
