@@ -3,6 +3,7 @@ import type { Logger } from '@custos/service-kit';
 import { authenticateClient } from '../clients/authenticate';
 import type { ClientRecord, ClientStore } from '../clients/client-store';
 import type { SignInGuard } from '../ratelimit/sign-in-guard';
+import { failureSourceOf } from '../ratelimit/source-address';
 import { parseAuthorization } from './basic';
 import { oauthErrors } from './errors';
 
@@ -49,7 +50,8 @@ export function credentialsOf(req: Request, fields: Fields): { clientId: string;
   }
 }
 
-const sourceOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+/** The caller's address as `AUTH_TRUST_PROXY` lets auth believe it, in the form failures count against. */
+const sourceOf = (req: Request): string => failureSourceOf(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 
 export interface ClientAuthDeps {
   clients: ClientStore;
