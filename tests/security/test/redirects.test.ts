@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,7 +19,7 @@ interface Recorder {
   server: Server;
 }
 
-async function recorder(answer: (req: { url: string }, res: import('node:http').ServerResponse) => void): Promise<Recorder> {
+async function recorder(answer: (req: { url: string }, res: ServerResponse) => void): Promise<Recorder> {
   const requests: Recorder['requests'] = [];
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
