@@ -64,7 +64,7 @@ const formEndpointErrors = () => ({
   413: oauthError(`\`invalid_request\`: body over ${TOKEN_BODY_LIMIT} bytes`),
   415: oauthError('`invalid_request`: not `application/x-www-form-urlencoded` (UTF-8)'),
   429: {
-    ...oauthError('`too_many_requests`: too many failed attempts for this client id or source address'),
+    ...oauthError('`too_many_requests`: too many failed attempts for this client id from this address, or from this address'),
     headers: { 'Retry-After': { description: 'seconds', schema: { type: 'integer' } } },
   },
 });
@@ -80,7 +80,8 @@ export const openapi = {
       `aud=\`${TOKEN_AUDIENCE}\`, sub (client id), iat, nbf, exp, jti, scope (space separated) and solutions ` +
       `(\`["*"]\` = every solution); they live ${TOKEN_LIFETIME_SECONDS} s. Errors are RFC 9457 problem details, ` +
       'except on the token endpoint, which answers in the RFC 6749 §5.2 form. Failed client authentications are ' +
-      'limited per client id and per source address (10 a minute by default; then 429 with `Retry-After`).',
+      'limited per client id and address and per address (10 a minute by default; then 429 with `Retry-After`); a ' +
+      'client id that failed that often from all addresses is slowed, never refused elsewhere.',
   },
   tags: [
     { name: 'oauth', description: 'tokens and keys' },

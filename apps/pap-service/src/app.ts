@@ -1,11 +1,13 @@
 import type { Express } from 'express';
 import type { Pool } from 'pg';
 import {
+  ConfigError,
   createServiceApp,
   type Logger,
   type ReadinessReport,
   type ServiceMetrics,
   type TokenVerifier,
+  type TrustProxy,
 } from '@custos/service-kit';
 import { mountConsole, type ConsoleOptions } from './console/mount';
 import { POLICY_KIND } from './documents/policy-kind';
@@ -40,6 +42,8 @@ export interface AppDeps {
   console?: ConsoleOptions;
   /** The pdp replicas that report over NATS (none known without propagation). */
   replicas?: ReplicaDirectory;
+  /** Which proxies may name the caller's address (PapConfig's `trustProxy`); none by default. */
+  trustProxy?: TrustProxy;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -51,6 +55,12 @@ export function createApp(deps: AppDeps): Express {
     openapi,
     readiness: () => readiness(deps),
   });
+  try {
+    // The console's sign-ins pass the browser's address to auth; only these proxies may tell pap what it is.
+    service.app.set('trust proxy', deps.trustProxy ?? false);
+  } catch (error) {
+    throw new ConfigError(`PAP_TRUST_PROXY is not valid: ${(error as Error).message}`);
+  }
   const ctx: RouteContext = { pool: deps.pool, verifier: deps.verifier, logger: deps.logger, onDeployedSetChange: deps.onChange };
 
   service.route('/ws/component', { get: listComponentsRoute(ctx), post: registerComponent(ctx) });

@@ -90,6 +90,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
     natsState: overrides.natsState ?? (() => (local ? 'in-process' : (propagation?.link.state() ?? 'unknown'))),
     console: { assetsDir: CONSOLE_ASSETS_DIR, authUrl: config.authUrl, pdpUrl: config.pdpUrl },
     replicas: propagation?.replicas,
+    trustProxy: config.trustProxy,
   };
   return {
     app: createApp(deps),
