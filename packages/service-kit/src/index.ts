@@ -28,3 +28,4 @@ export * from './http/docs';
 export * from './http/openapi-tags';
 export * from './startup';
 export * from './egress';
+export * from './db/transaction';
