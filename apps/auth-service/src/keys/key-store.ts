@@ -2,7 +2,7 @@ import { createHash, createPublicKey, generateKeyPair, type JsonWebKey, type Key
 import { promisify } from 'node:util';
 import type { Pool, PoolClient } from 'pg';
 import { TOKEN_ALGORITHM } from '@custos/contracts';
-import { withTransaction, type KeySource, type Logger } from '@custos/service-kit';
+import { SingleFlight, withTransaction, type KeySource, type Logger } from '@custos/service-kit';
 import { NO_ENCRYPTION, privateKeyOf, storedForm, type KeyEncryption } from './key-encryption';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -87,7 +87,7 @@ export async function generateEs256(): Promise<{ kid: string; privatePem: string
 export class KeyStore implements KeySource {
   private published = new Map<string, LoadedKey>();
   private loadedAt = 0;
-  private reloading: Promise<void> | undefined;
+  private readonly reloads = new SingleFlight(() => this.load());
   private readonly logger: Logger;
   private readonly encryption: KeyEncryption;
   /** Kids already reported as unopenable, so a reload every few seconds does not repeat it. */
@@ -140,10 +140,7 @@ export class KeyStore implements KeySource {
 
   /** Reads the keys again (one reload at a time). */
   reload(): Promise<void> {
-    this.reloading ??= this.load().finally(() => {
-      this.reloading = undefined;
-    });
-    return this.reloading;
+    return this.reloads.run();
   }
 
   private async load(): Promise<void> {

@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { NatsConnection } from 'nats';
 import { encodeChange, PAYLOAD_HEADROOM_BYTES, policySubjects, type PolicyChange } from '@custos/contracts';
-import { Counter, type Logger, type Registry } from '@custos/service-kit';
+import { backoffDelay, Counter, type Logger, type Registry } from '@custos/service-kit';
 import { toNumber } from '../store/db';
 import type { NatsLink } from './nats-link';
 import { DEFAULT_STREAM_SETTINGS, ensurePolicyStream, type StreamSettings } from './stream';
@@ -73,7 +73,8 @@ export class OutboxPublisher {
   private running: Promise<void> | undefined;
   private requested = false;
   private stopped = false;
-  private backoffMs = 0;
+  /** Failed passes in a row (drives the backoff). */
+  private failedPasses = 0;
   private failing = false;
   private busyRetries = 0;
   private streamReadyFor: NatsConnection | undefined;
@@ -128,17 +129,15 @@ export class OutboxPublisher {
       this.requested = false;
       const outcome = await this.pump();
       if (outcome.kind === 'failed') {
-        this.backoffMs = Math.min(
-          this.backoffMs === 0 ? (this.options.initialBackoffMs ?? 100) : this.backoffMs * 2,
-          this.options.maxBackoffMs ?? 2000,
-        );
+        this.failedPasses++;
+        const delay = backoffDelay({ initialMs: this.options.initialBackoffMs ?? 100, maxMs: this.options.maxBackoffMs ?? 2000 }, this.failedPasses);
         this.retryTimer = setTimeout(() => {
           this.retryTimer = undefined;
           this.wake();
-        }, this.backoffMs);
+        }, delay);
         return;
       }
-      this.backoffMs = 0;
+      this.failedPasses = 0;
       if (outcome.kind === 'busy') {
         // The other pap may have read the outbox just before this pap's change committed, and released the lock
         // without it: look again shortly rather than at the next safety-net poll.
