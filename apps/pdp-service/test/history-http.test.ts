@@ -2,7 +2,8 @@ import { createServer as createTcpServer, type Server as TcpServer, type Socket 
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
 import { TestAuthority, createTestDatabase, dropDatabase } from '@custos/test-kit';
-import { TestClock, policy, startPdp, wireEvent, type PdpHarness } from './support/pdp';
+import { TestClock, policy, startPdp, wireEvent } from './support/pdp';
+import { usePdp } from './support/use-pdp';
 
 /**
  * Every history element of policy-language.md §6 through POST /event and /event/explain, on real PostgreSQL and
@@ -16,30 +17,16 @@ const count = (action: string, when: string, filters = '') => `<count><eventOccu
 const FIXED = ['today', 'yesterday', 'thisWeek', 'lastWeek', 'thisSunWeek', 'lastSunWeek', 'thisMonth', 'lastMonth', 'thisYear', 'lastYear', 'always'];
 
 describe('event history through the HTTP API', () => {
-  let authority: TestAuthority;
-  let token: string;
-  let pdp: PdpHarness;
   const clock = new TestClock(Date.parse('2026-01-15T12:00:00Z'));
+  const pdp = usePdp({ clock, timeZone: 'Europe/Berlin' });
 
-  beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
-    pdp = await startPdp({ authority, clock, timeZone: 'Europe/Berlin' });
-  });
-
-  afterAll(async () => {
-    await pdp?.stop();
-    await authority.stop();
-  });
-
-  const post = (path: string, body: unknown) => request(pdp.server).post(path).set('Authorization', `Bearer ${token}`).send(body as object);
   const decide = async (action: string, parameters: Record<string, unknown> = {}) => {
-    const response = await post('/event', wireEvent(action, parameters));
+    const response = await pdp.post('/event', wireEvent(action, parameters));
     expect(response.status).toBe(200);
     return response.body.eventAllowed as boolean;
   };
   const explain = async (action: string, parameters: Record<string, unknown> = {}) => {
-    const response = await post('/event/explain', wireEvent(action, parameters));
+    const response = await pdp.post('/event/explain', wireEvent(action, parameters));
     expect(response.status).toBe(200);
     return response.body;
   };
