@@ -2,7 +2,6 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { AUTHZEN_PATHS, MAX_BATCH_ITEMS } from '@custos/contracts';
-
 import { TestClock, policy } from './support/pdp';
 import { usePdp } from './support/use-pdp';
 

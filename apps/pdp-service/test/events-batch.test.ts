@@ -1,6 +1,5 @@
 import request from 'supertest';
 import { MAX_BATCH_ITEMS } from '@custos/contracts';
-
 import { maskingPolicy, inhibitAll } from './support/policies';
 import { TestClock, policy, wireEvent } from './support/pdp';
 import { usePdp } from './support/use-pdp';
