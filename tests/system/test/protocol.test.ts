@@ -11,7 +11,6 @@ import {
   uniqueNatsPrefix,
   waitFor,
   type OwnNatsServer,
-  type TestDatabase,
 } from '@custos/test-kit';
 import { event, inhibitAll } from './policies';
 

@@ -18,7 +18,7 @@ export type PxpOutcome =
   | 'handed-over';
 
 /** The header that carries an execute's id to the PXP; a repeated delivery carries the same one. */
-export const IDEMPOTENCY_HEADER = 'Idempotency-Key';
+const IDEMPOTENCY_HEADER = 'Idempotency-Key';
 
 /** Longest wait between two attempts, however many were made. */
 const MAX_BACKOFF_MS = 60_000;
