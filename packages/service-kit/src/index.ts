@@ -28,3 +28,7 @@ export * from './http/docs';
 export * from './http/openapi-tags';
 export * from './startup';
 export * from './egress';
+export * from './db/transaction';
+export * from './timing/backoff';
+export * from './timing/sleep';
+export * from './timing/single-flight';

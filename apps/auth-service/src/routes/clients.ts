@@ -1,12 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
-import {
-  ALL_SCOPES,
-  ALL_SOLUTIONS,
-  createClientSchema,
-  ERROR_CODES,
-  MAX_CLIENT_DESCRIPTION,
-  MAX_CLIENT_SOLUTIONS,
-} from '@custos/contracts';
+import { ALL_SCOPES, ALL_SOLUTIONS, createClientSchema, ERROR_CODES } from '@custos/contracts';
 import {
   compileValidator,
   foreignSolution,
@@ -24,8 +17,6 @@ import { noStore } from '../oauth/errors';
 
 export const CLIENTS_PATH = '/clients';
 export const CLIENT_BODY_LIMIT = 16 * 1024;
-export const MAX_SOLUTIONS = MAX_CLIENT_SOLUTIONS;
-export const MAX_DESCRIPTION = MAX_CLIENT_DESCRIPTION;
 
 export interface CreateClientBody {
   solutions: string[];
