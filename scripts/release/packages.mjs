@@ -7,15 +7,15 @@
 // registry for a name this project does not publish (docs/engineering.md, "Packages that leave the repository").
 // Third-party dependencies of the bundled workspaces (libxmljs2, a native addon, among them) stay real dependencies.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { rollup } from 'rollup';
 import { dts } from 'rollup-plugin-dts';
+import { ROOT, workspaces } from './workspaces.mjs';
 
-export const ROOT = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export { ROOT, workspaces };
 
 /** The workspaces that are published, in the order they are published. */
 export const PUBLISHED = ['packages/pep', 'packages/cli'];
@@ -24,23 +24,6 @@ export const PUBLISHED = ['packages/pep', 'packages/cli'];
 export const PUBLISH_CONFIG = { access: 'public', provenance: true, registry: 'https://registry.npmjs.org/' };
 
 const readJson = (file) => JSON.parse(readFileSync(file, 'utf8'));
-
-/** Every workspace of the repository by package name: its folder and manifest. */
-export function workspaces() {
-  const root = readJson(path.join(ROOT, 'package.json'));
-  const found = new Map();
-  for (const pattern of root.workspaces) {
-    if (!pattern.endsWith('/*')) throw new Error(`workspace pattern \`${pattern}\` is not of the form \`folder/*\``);
-    const parent = path.join(ROOT, pattern.slice(0, -2));
-    for (const entry of readdirSync(parent, { withFileTypes: true })) {
-      const manifestFile = path.join(parent, entry.name, 'package.json');
-      if (!entry.isDirectory() || !existsSync(manifestFile)) continue;
-      const manifest = readJson(manifestFile);
-      found.set(manifest.name, { dir: path.join(parent, entry.name), manifest });
-    }
-  }
-  return found;
-}
 
 /**
  * What a published workspace is made of: the internal workspaces bundled into it and the third-party dependencies

@@ -37,7 +37,7 @@ export async function run(command: string, args: string[], options: { cwd: strin
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code?: unknown; stdout?: string; stderr?: string; message: string };
-    if (typeof failed.code !== 'number') throw new Error(`\`${command} ${args.join(' ')}\` did not run: ${failed.message}`);
+    if (typeof failed.code !== 'number') throw new Error(`\`${command} ${args.join(' ')}\` did not run: ${failed.message}`, { cause: error });
     return { code: failed.code, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
 }
