@@ -93,6 +93,20 @@ function assertNoInternalImports(file, ownName) {
   }
 }
 
+/**
+ * The workspace's README as the registry shows it: links into the repository (`../../docs/cli.md`) point at the
+ * release's tag in the repository, since the files they name are not in the package. Without a repository URL
+ * the README goes as it is.
+ */
+function readmeForRegistry(workspace, version, repository) {
+  const text = readFileSync(path.join(workspace.dir, 'README.md'), 'utf8');
+  if (!repository) return text;
+  return text.replace(/\]\((?![a-z]+:|#)([^)\s]+)\)/g, (_link, target) => {
+    const inRepository = path.relative(ROOT, path.resolve(workspace.dir, target)).split(path.sep).join('/');
+    return `](${repository}/blob/v${version}/${inRepository})`;
+  });
+}
+
 /** Stages one published workspace under `stageDir`: bundled code, rolled-up declarations, manifest, README, bin. */
 export async function stagePackage(workspaceRelDir, stageDir, options = {}) {
   const all = workspaces();
@@ -124,7 +138,7 @@ export async function stagePackage(workspaceRelDir, stageDir, options = {}) {
 
   const manifest = publishedManifest(workspace, plan, options);
   writeFileSync(path.join(stageDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-  copyFileSync(path.join(workspace.dir, 'README.md'), path.join(stageDir, 'README.md'));
+  writeFileSync(path.join(stageDir, 'README.md'), readmeForRegistry(workspace, manifest.version, options.repository));
   if (existsSync(path.join(ROOT, 'LICENSE'))) copyFileSync(path.join(ROOT, 'LICENSE'), path.join(stageDir, 'LICENSE'));
   for (const [, script] of Object.entries(manifest.bin ?? {})) {
     mkdirSync(path.dirname(path.join(stageDir, script)), { recursive: true });

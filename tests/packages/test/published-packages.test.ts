@@ -61,6 +61,9 @@ export async function check(): Promise<boolean> {
 }
 `;
 
+/** The repository URL the release workflow passes (there: the GitHub repository the workflow runs in). */
+const REPOSITORY = 'https://github.com/example/custos';
+
 type Line = { action: string; released?: unknown; refused?: string; allowed?: boolean | null };
 
 const lines = (stdout: string): Line[] => stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as Line);
@@ -76,7 +79,7 @@ describe('the published packages, installed by name outside the repository', () 
     writeFileSync(publisherRc, `//${new URL(registry.url).host}/:_authToken=${registry.token}\n`);
     await mustRun(
       process.execPath,
-      [path.join('scripts', 'release', 'publish.mjs'), '--out', path.join(dir, 'packed'), '--', `--registry=${registry.url}/`, '--provenance=false', `--userconfig=${publisherRc}`],
+      [path.join('scripts', 'release', 'publish.mjs'), '--out', path.join(dir, 'packed'), '--repository', REPOSITORY, '--', `--registry=${registry.url}/`, '--provenance=false', `--userconfig=${publisherRc}`],
       { cwd: repoRoot(), timeoutMs: 120_000 },
     );
   }, 180_000);
@@ -87,13 +90,19 @@ describe('the published packages, installed by name outside the repository', () 
   }, 30_000);
 
   it('publishes the SDK and the CLI, and no workspace they are made of', async () => {
-    for (const name of ['@custos/pep', '@custos/cli']) {
+    for (const [name, folder] of [['@custos/pep', 'packages/pep'], ['@custos/cli', 'packages/cli']] as const) {
+      const version = (JSON.parse(readFileSync(path.join(repoRoot(), folder, 'package.json'), 'utf8')) as { version: string }).version;
       const packument = await call('GET', `${registry.url}/${name.replace('/', '%2f')}`);
       expect(packument.status).toBe(200);
-      const manifest = packument.body.versions['0.1.0'] as { dependencies?: Record<string, string>; license: string; engines: { node: string } };
+      const manifest = packument.body.versions[version] as { dependencies?: Record<string, string>; license: string; engines: { node: string }; repository: unknown };
       expect(Object.keys(manifest.dependencies ?? {}).filter((dependency) => dependency.startsWith('@custos/'))).toEqual([]);
       expect(manifest.license).toBe('Apache-2.0');
       expect(manifest.engines.node).toMatch(/>=20/);
+      expect(manifest.repository).toEqual({ type: 'git', url: `git+${REPOSITORY}.git`, directory: folder });
+      // Links into the repository point at the release's tag: the files they name are not in the package.
+      const readme = packument.body.readme as string;
+      expect(readme).toContain(`](${REPOSITORY}/blob/v${version}/`);
+      expect(readme).not.toMatch(/\]\(\.\.?\//);
     }
     for (const name of ['@custos/contracts', '@custos/policy-engine', '@custos/service-kit']) {
       expect((await call('GET', `${registry.url}/${name.replace('/', '%2f')}`)).status).toBe(404);
