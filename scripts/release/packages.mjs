@@ -44,6 +44,8 @@ export function bundlePlan(workspaceDir, all = workspaces()) {
           bundled.add(name);
           visit(internal.manifest);
         }
+      } else if (name.startsWith('@custos/')) {
+        throw new Error(`dependency \`${name}\` is in the project's scope but no workspace: nothing published may name it`);
       } else if (external.has(name) && external.get(name) !== range) {
         throw new Error(`dependency \`${name}\` is wanted as \`${external.get(name)}\` and as \`${range}\`; align the workspaces first`);
       } else {
