@@ -111,6 +111,7 @@ export function renamed<T>(key: string, codec: Codec<T>): Codec<T> & { readonly 
   return { ...codec, key };
 }
 
+/** The fields of one object, in this order, each read and written by its codec. */
 export function fields<S extends Shape>(shape: S): FieldsCodec<ShapeType<S>> {
   const entries = Object.entries(shape).map(([name, codec]) => ({ name, key: codec.key ?? name, codec: codec as unknown as Codec<unknown> }));
   return {
