@@ -2,7 +2,6 @@ import { loadPolicyTree } from '@custos/policy-engine';
 import type { DocumentRecord } from '../store/documents';
 import { invalidDocument } from './invalid-document';
 import type { PolicyMetadata } from './policy-kind';
-import { asRecord } from './policy-tree';
 
 /**
  * Validates policy XML completely with the engine the pdp uses (XML hardening, schema, language and solution
@@ -13,5 +12,5 @@ export function validatePolicy(xml: string): DocumentRecord<PolicyMetadata> {
   const outcome = loadPolicyTree(xml);
   if (!outcome.ok) throw invalidDocument('policy', outcome.diagnostics);
   const { id, solution, name, description } = outcome.policy;
-  return { id, solution, name, description, xml, tree: asRecord(outcome.tree) };
+  return { id, solution, name, description, xml, tree: outcome.tree };
 }

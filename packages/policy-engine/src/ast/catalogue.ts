@@ -15,19 +15,33 @@ export type ElementRole =
   /** the helpers of count and continuousOccurrence: eventOccurrence, when, start, end */
   | 'history';
 
-export type Family = 'constant' | 'event' | 'parameter' | 'pip' | 'variable' | 'variableDeclaration' | 'valueChanged';
+export const FAMILIES = ['constant', 'event', 'parameter', 'pip', 'variable', 'variableDeclaration', 'valueChanged'] as const;
+export type Family = (typeof FAMILIES)[number];
 
-export interface ElementInfo {
-  readonly name: string;
+/** `event:string` …, and `constant:true`/`constant:false`, the boolean constants without a value. */
+export type FamilyElement = `${Family}:${ValueType}` | 'constant:true' | 'constant:false';
+
+interface InfoFields {
   readonly role: ElementRole;
-  readonly family: Family | null;
   /** The value an expression yields. */
   readonly resultType: ValueType | null;
-  /** The T of a typed family element (`parameter:number` → number). */
-  readonly declaredType: ValueType | null;
 }
 
-const CORE_ELEMENTS: ReadonlyArray<readonly [string, ElementRole, ValueType | null]> = [
+/**
+ * What the catalogue knows of an element. A core element is named by its own name, so the tables of the passes
+ * that are keyed by it (content models, attribute rules) have an entry for every one; a family element by its
+ * family and type.
+ */
+export type ElementInfo =
+  | (InfoFields & { readonly name: CoreElement; readonly family: null; readonly declaredType: null })
+  | (InfoFields & {
+      readonly name: FamilyElement;
+      readonly family: Family;
+      /** The T of a typed family element (`parameter:number` → number). */
+      readonly declaredType: ValueType;
+    });
+
+const CORE_ELEMENTS = [
   ['policy', 'structure', null],
   ['mechanism', 'structure', null],
   ['if', 'structure', null],
@@ -47,7 +61,13 @@ const CORE_ELEMENTS: ReadonlyArray<readonly [string, ElementRole, ValueType | nu
   ...(['plus', 'minus', 'multiply', 'divide', 'size', 'count'] as const).map((name) => [name, 'expression', 'number'] as const),
   ['concat', 'expression', 'string'],
   ...(['eventOccurrence', 'when', 'start', 'end'] as const).map((name) => [name, 'history', null] as const),
-];
+] as const satisfies ReadonlyArray<readonly [string, ElementRole, ValueType | null]>;
+
+/** The elements that are not of a family (`policy`, `and`, `when` …). */
+export type CoreElement = (typeof CORE_ELEMENTS)[number][0];
+
+/** Every element of the language, by its name whatever prefix the author chose. */
+export type ElementName = CoreElement | FamilyElement;
 
 function familyElement(family: Family, type: ValueType): ElementInfo {
   const roles: Record<Family, ElementRole> = {
@@ -75,12 +95,10 @@ function buildCatalogue(): ReadonlyMap<string, ElementInfo> {
   for (const [name, role, resultType] of CORE_ELEMENTS) {
     catalogue.set(name, { name, role, family: null, resultType, declaredType: null });
   }
-  const families: Family[] = ['constant', 'event', 'parameter', 'pip', 'variable', 'variableDeclaration', 'valueChanged'];
-  for (const family of families) {
+  for (const family of FAMILIES) {
     for (const type of VALUE_TYPES) catalogue.set(`${family}:${type}`, familyElement(family, type));
   }
-  for (const truth of ['true', 'false']) {
-    const name = `constant:${truth}`;
+  for (const name of ['constant:true', 'constant:false'] as const) {
     catalogue.set(name, { name, role: 'expression', family: 'constant', resultType: 'boolean', declaredType: 'boolean' });
   }
   return catalogue;

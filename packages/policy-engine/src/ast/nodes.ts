@@ -1,5 +1,5 @@
 import type { SourceLocation } from '../diagnostics';
-import type { ElementInfo } from './catalogue';
+import type { ElementInfo, ElementName } from './catalogue';
 
 /**
  * The syntax tree of a policy. Every element of the language is one `ElementNode`, named by its language name
@@ -8,7 +8,7 @@ import type { ElementInfo } from './catalogue';
  * only a tree that passed validation is compiled.
  */
 export interface ElementNode {
-  readonly name: string;
+  readonly name: ElementName;
   readonly info: ElementInfo;
   readonly location: SourceLocation;
   /** By attribute name (namespaced attributes by their qualified name, so they never match a language attribute). */

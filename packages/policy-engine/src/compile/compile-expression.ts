@@ -134,9 +134,13 @@ function compileImplies(expression: ImpliesNode, scope: CompileScope): CompiledE
 }
 
 function compileEquals(expression: EqualsNode, scope: CompileScope): CompiledExpression {
-  const children = all(expression.operands, scope);
-  if (allSync(children)) return syncExpression('boolean', equals(children.map((child) => child.evaluate as Evaluate<JsonValue>)));
-  return strict('boolean', children, allEqual);
+  const [first, ...rest] = expression.operands;
+  const head = compileExpression(first, scope);
+  const tail = all(rest, scope);
+  if (head.mode === 'sync' && allSync(tail)) {
+    return syncExpression('boolean', equals([head.evaluate as Evaluate<JsonValue>, ...tail.map((child) => child.evaluate as Evaluate<JsonValue>)]));
+  }
+  return strict('boolean', [head, ...tail], allEqual);
 }
 
 function compileEventValue(expression: EventValueNode): Evaluate<JsonValue> {

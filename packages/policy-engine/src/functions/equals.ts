@@ -11,9 +11,8 @@ export const allEqual: Combine = (values) => {
 };
 
 /** `equals` over plain closures. All children are evaluated, so an error is never hidden by a mismatch. */
-export function equals(children: ReadonlyArray<Evaluate<JsonValue>>): Evaluate<boolean> {
+export function equals(children: readonly [Evaluate<JsonValue>, ...Array<Evaluate<JsonValue>>]): Evaluate<boolean> {
   const [first, ...rest] = children;
-  if (first === undefined) throw new Error('bug: equals compiled without children');
   return (context) => {
     const reference = first(context);
     if (isFailure(reference)) return reference;

@@ -2,7 +2,8 @@ import { excerpt } from '../diagnostics';
 import { readOk, readProblem, type ReadResult } from './read-result';
 
 /** `date`/`time` comparisons; `is` is read in any case (policy-language.md §5). */
-export type Comparison = 'before' | 'after' | 'exactly';
+export const COMPARISONS = ['before', 'after', 'exactly'] as const;
+export type Comparison = (typeof COMPARISONS)[number];
 
 export function readComparison(text: string): ReadResult<Comparison> {
   const lower = text.trim().toLowerCase();

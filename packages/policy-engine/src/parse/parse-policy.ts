@@ -69,7 +69,7 @@ export function toNode(element: XmlElement, diagnostics: Diagnostic[]): ElementN
     const node = toNode(child, diagnostics);
     if (node !== null) children.push(node);
   }
-  return { name, info, location: element.location, attributes: attributesOf(element), children };
+  return { name: info.name, info, location: element.location, attributes: attributesOf(element), children };
 }
 
 /** `mechanism`, `event:string` …: the conventional spelling, whatever prefix the author chose. */

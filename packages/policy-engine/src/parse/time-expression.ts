@@ -17,14 +17,19 @@ export interface TimeExpression {
 const FIELD = String.raw`(\*|[+-]\d{1,6}|\d{1,4})`;
 const EXPRESSION = new RegExp(String.raw`^${FIELD}\.${FIELD}\.${FIELD}\s+${FIELD}:${FIELD}(?::${FIELD})?$`);
 
-const RANGES: ReadonlyArray<readonly [keyof TimeExpression, number, number]> = [
-  ['day', 1, 31],
-  ['month', 1, 12],
-  ['year', 1, 9999],
-  ['hour', 0, 23],
-  ['minute', 0, 59],
-  ['second', 0, 59],
-];
+/** The range of each field when absolute, in the order the fields are written. */
+export const TIME_FIELD_RANGES: { readonly [Field in keyof TimeExpression]: readonly [low: number, high: number] } = {
+  day: [1, 31],
+  month: [1, 12],
+  year: [1, 9999],
+  hour: [0, 23],
+  minute: [0, 59],
+  second: [0, 59],
+};
+const FIELD_NAMES = ['day', 'month', 'year', 'hour', 'minute', 'second'] as const satisfies ReadonlyArray<keyof TimeExpression>;
+
+/** A relative field (`+n`/`-n`) has at most six digits. */
+export const MAX_TIME_OFFSET = 999_999;
 
 /**
  * Omitted seconds are 0 when the minute is absolute (`10:30` is 10:30:00) and the reference's seconds otherwise
@@ -38,7 +43,8 @@ export function readTimeExpression(text: string): ReadResult<TimeExpression> {
     );
   }
   const fields: Partial<Record<keyof TimeExpression, TimeField>> = {};
-  for (const [index, [name, low, high]] of RANGES.entries()) {
+  for (const [index, name] of FIELD_NAMES.entries()) {
+    const [low, high] = TIME_FIELD_RANGES[name];
     const raw = match[index + 1];
     if (raw === undefined) {
       fields[name] = fields.minute?.kind === 'absolute' ? { kind: 'absolute', value: 0 } : { kind: 'current' };

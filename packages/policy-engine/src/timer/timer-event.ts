@@ -1,6 +1,5 @@
 import type { Diagnostic, NamedValue } from '../api';
 import type { ElementNode } from '../ast/nodes';
-import type { JsonValue, ValueType } from '../ast/value-types';
 import { diagnostic, excerpt } from '../diagnostics';
 import { readLiteral } from '../parse/literals';
 import { namespaceRole } from '../parse/namespaces';
@@ -63,7 +62,9 @@ export function readTimerEvent(element: XmlElement, solution: string | null, pro
   }
   reportDuplicateParameters('event', parameters, report);
   if (problems.length > before || action === undefined) return null;
-  return Object.freeze({ action: action.value, parameters: Object.freeze(parameters.map(parameterValue)) });
+  const values = parameters.map((parameter) => parameterValue(parameter, report));
+  if (problems.length > before) return null;
+  return Object.freeze({ action: action.value, parameters: Object.freeze(values) });
 }
 
 /** What a timer adds to the parameter rules of policies. */
@@ -85,19 +86,19 @@ function reportTimerRules(parameter: ElementNode, report: Report): void {
   }
 }
 
-/** The value of a parameter that passed every check. */
-function parameterValue(parameter: ElementNode): NamedValue {
+/**
+ * The value of a parameter that passed every check. Its literal is read here, where it is used, by the reader the
+ * attributes pass checked it with; were the two ever to disagree, the timer is refused with the reader's problem.
+ */
+function parameterValue(parameter: ElementNode, report: Report): NamedValue {
   const name = parameter.attributes.get('name')?.value ?? '';
   const constant = parameter.children[0];
   if (constant?.name === 'constant:true' || constant?.name === 'constant:false') return { name, value: constant.name === 'constant:true' };
   const literal = parameter.attributes.get('value') ?? constant?.attributes.get('value');
   const type = parameter.info.declaredType;
   if (literal === undefined || type === null) return { name, value: null };
-  return { name, value: literalValue(type, literal.value) };
-}
-
-function literalValue(type: ValueType, text: string): JsonValue {
-  const read = readLiteral(type, text);
-  if (!read.ok) throw new Error(`bug: a checked timer parameter holds an invalid ${type}: ${read.problem}`);
-  return read.value;
+  const read = readLiteral(type, literal.value);
+  if (read.ok) return { name, value: read.value };
+  report('invalid_attribute', `attribute \`value\` of \`${parameter.name}\`: ${read.problem}`, literal.location);
+  return { name, value: null };
 }

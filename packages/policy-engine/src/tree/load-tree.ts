@@ -1,4 +1,5 @@
 import type { CompiledPolicy, Diagnostic, LoadOutcome } from '../api';
+import type { ValidPolicy } from '../ast/valid/policy';
 import { compilePolicy } from '../compile/compile-policy';
 import { diagnostic } from '../diagnostics';
 import { checkPolicyXml } from '../load-policy';
@@ -9,25 +10,30 @@ import { POLICY_TREE_VERSION, type PolicyTree } from './tree-format';
 
 /** True when this engine reads trees of this one's format version; for any other, compile the XML instead. */
 export function supportsPolicyTree(tree: unknown): boolean {
-  return typeof tree === 'object' && tree !== null && (tree as { version?: unknown }).version === POLICY_TREE_VERSION;
+  return versionOf(tree) === POLICY_TREE_VERSION;
 }
+
+const versionOf = (tree: unknown): unknown => (typeof tree === 'object' && tree !== null && 'version' in tree ? tree.version : undefined);
 
 /**
  * Compiles the JSON form of a checked policy (`PolicyTree`) without reading XML. Never throws for bad input: a
  * value that is not a tree of this version, or a tree damaged anywhere, comes back as one `invalid_tree`
  * diagnostic saying where (`policy.mechanisms[0].branches[0].condition.operands[1]`), and nothing is compiled.
+ * Reading is the one place a tree is refused: what it accepts has the types compile needs, so compile cannot fail.
  */
 export function loadCompiledTree(tree: unknown): LoadOutcome {
-  if (!supportsPolicyTree(tree)) {
-    const version = typeof tree === 'object' && tree !== null ? (tree as { version?: unknown }).version : undefined;
-    return refused(`the policy tree has version \`${String(version)}\`; this engine reads version ${POLICY_TREE_VERSION}`);
-  }
+  const read = readTree(tree);
+  return read.ok ? { ok: true, policy: compilePolicy(read.policy) } : read;
+}
+
+function readTree(tree: unknown): { ok: true; policy: ValidPolicy } | { ok: false; diagnostics: Diagnostic[] } {
+  const version = versionOf(tree);
+  if (version !== POLICY_TREE_VERSION) return refused(`the policy tree has version \`${String(version)}\`; this engine reads version ${POLICY_TREE_VERSION}`);
   try {
-    return { ok: true, policy: compilePolicy(readValidPolicy((tree as PolicyTree).policy)) };
+    return { ok: true, policy: readValidPolicy(typeof tree === 'object' && tree !== null && 'policy' in tree ? tree.policy : undefined) };
   } catch (error) {
     if (error instanceof TreeDamage) return refused(error.message);
-    // The reader checks every value compile relies on, so this is a bug; still a refusal, not a crash of the caller.
-    return refused(`the policy tree does not compile: ${error instanceof Error ? error.message : String(error)}`);
+    throw error;
   }
 }
 
@@ -41,6 +47,6 @@ export function loadPolicyTree(xml: string): TreeLoadOutcome {
   return { ok: true, policy: compilePolicy(checked.policy), tree: serializeValidPolicy(checked.policy) };
 }
 
-function refused(message: string): LoadOutcome {
+function refused(message: string): { ok: false; diagnostics: Diagnostic[] } {
   return { ok: false, diagnostics: [diagnostic('invalid_tree', message)] };
 }

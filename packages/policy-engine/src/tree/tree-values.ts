@@ -4,7 +4,8 @@ import type { ValidJsonPath } from '../ast/valid/located';
 import type { JsonValue, ValueType } from '../ast/value-types';
 import { readJsonPath } from '../parse/json-path';
 import { readRegex } from '../parse/regex';
-import { TreeDamage, type TreePath } from './tree-damage';
+import { convert, string, type Codec } from './codec';
+import { TreeDamage } from './tree-damage';
 
 /**
  * Regexes and JSONPath queries are compiled from their text when a tree is read. Both are immutable once compiled,
@@ -25,35 +26,48 @@ function remembered<T>(cache: Map<string, T>, text: string, compile: () => T): T
   return value;
 }
 
-export function jsonPathFrom(text: string, where: TreePath): ValidJsonPath {
-  const query = remembered(queries, text, () => {
-    const read = readJsonPath(text);
-    if (!read.ok) throw new TreeDamage(where, read.problem);
-    return read.value;
-  });
-  return { text, query };
-}
+/** A JSONPath query, kept as its text. */
+export const JSON_PATH: Codec<ValidJsonPath> = convert(
+  string,
+  (text) => {
+    const query = remembered(queries, text, () => {
+      const read = readJsonPath(text);
+      if (!read.ok) throw new TreeDamage(read.problem);
+      return read.value;
+    });
+    return { text, query };
+  },
+  (path) => path.text,
+);
 
-export function regexFrom(text: string, where: TreePath): RE2JS {
-  return remembered(regexes, text, () => {
-    const read = readRegex(text);
-    if (!read.ok) throw new TreeDamage(where, read.problem);
-    return read.value;
-  });
-}
+/** A regular expression, kept as its pattern. */
+export const REGEX: Codec<RE2JS> = convert(
+  string,
+  (text) =>
+    remembered(regexes, text, () => {
+      const read = readRegex(text);
+      if (!read.ok) throw new TreeDamage(read.problem);
+      return read.value;
+    }),
+  (regex) => regex.pattern(),
+);
 
 /** JSON literals nest at most this deep in a policy (the literal reader's limit), with room to spare. */
 const MAX_LITERAL_DEPTH = 100;
 
-/** `value` as a literal of `type`, as the literal reader would have produced it. */
-export function literalOf(type: ValueType, value: unknown, where: TreePath): JsonValue {
+/** A literal of `type`, as the literal reader would have produced it; JSON as it is. */
+export function literal(type: ValueType): Codec<JsonValue> {
+  return { read: (value) => literalOf(type, value), write: (value) => value };
+}
+
+function literalOf(type: ValueType, value: unknown): JsonValue {
   const fits =
     (type === 'string' && typeof value === 'string') ||
     (type === 'number' && typeof value === 'number' && Number.isFinite(value)) ||
     (type === 'boolean' && typeof value === 'boolean') ||
     (type === 'object' && isPlainObject(value)) ||
     (type === 'list' && Array.isArray(value));
-  if (!fits || !isJson(value, 0)) throw new TreeDamage(where, `is not a ${type} literal`);
+  if (!fits || !isJson(value, 0)) throw new TreeDamage(`is not a ${type} literal`);
   return value as JsonValue;
 }
 

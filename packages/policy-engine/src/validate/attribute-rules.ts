@@ -1,3 +1,4 @@
+import type { ElementName, Family } from '../ast/catalogue';
 import type { ElementNode } from '../ast/nodes';
 import { VALUE_TYPES, type ValueType } from '../ast/value-types';
 import { excerpt } from '../diagnostics';
@@ -60,66 +61,73 @@ const delayAmount: AttributeCheck = (value, element) => {
   return read.ok ? null : read.problem;
 };
 
+const rules = (table: RuleTable): ElementAttributeRules => new Map(Object.entries(table));
+const NONE = rules({});
+
+/** The rules of a family's elements, one element per value type. */
+function family<F extends Family>(of: F, table: (type: ValueType) => RuleTable): { readonly [Name in `${F}:${ValueType}`]: ElementAttributeRules } {
+  // One entry per value type, under the family's names: the keys the type names.
+  return Object.fromEntries(VALUE_TYPES.map((type) => [`${of}:${type}`, rules(table(type))])) as { [Name in `${F}:${ValueType}`]: ElementAttributeRules };
+}
+
 /** The attributes of every element (policy-language.md §3–§6). URN forms are checked by their own pass. */
-const TABLES: ReadonlyArray<[string, RuleTable]> = [
-  ['policy', { id: required(), name: optional(), description: optional() }],
-  ['mechanism', { event: required(), id: optional(), description: optional() }],
-  ['if', {}],
-  ['elseif', {}],
-  ['else', {}],
-  ['then', {}],
-  ['allow', { reason: optional() }],
-  ['inhibit', { reason: optional() }],
-  [
-    'modify',
-    {
-      eventParameter: required(notEmpty),
-      method: required(notEmpty),
-      jsonPathQuery: optional(jsonPath),
-      reason: optional(),
-    },
-  ],
-  ['delay', { amount: required(delayAmount), unit: required(oneOf([...DELAY_UNITS.keys()])) }],
-  ['execute', { action: required() }],
-  ['and', { mode: optional(oneOf(['EAGER'])) }],
-  ['or', { mode: optional(oneOf(['EAGER'])) }],
-  ...['not', 'xor', 'implies', 'equals', 'less', 'lessEqual', 'greater', 'greaterEqual'].map((name): [string, RuleTable] => [name, {}]),
-  ...['plus', 'minus', 'multiply', 'divide', 'size', 'concat', 'count'].map((name): [string, RuleTable] => [name, {}]),
-  ['regex', { regex: required(reads(readRegex)), mode: optional(oneOf(MATCH_MODES)) }],
-  ['contains', { mode: optional(oneOf(MATCH_MODES)) }],
-  ['eventHasParameter', { mode: optional(oneOf(MATCH_MODES)) }],
-  ['date', { is: required(reads(readComparison)), value: required(reads(readDayOfYear)) }],
-  ['time', { is: required(reads(readComparison)), value: required(reads(readMinuteOfDay)) }],
-  ['day', { value: required(reads(readWeekdays)) }],
-  [
-    'continuousOccurrence',
-    { interval: required(reads(readPositiveDuration)), minOccurrences: optional(count), maxOccurrences: optional(count) },
-  ],
-  ['eventOccurrence', { event: required(), mode: optional(oneOf(['FIRST', 'LAST'])) }],
-  ['when', { fixedTime: optional(oneOf(FIXED_TIMES)) }],
-  ['start', { time: optional(reads(readTimeExpression)) }],
-  ['end', { time: optional(reads(readTimeExpression)) }],
-  ['constant:true', {}],
-  ['constant:false', {}],
-  ...VALUE_TYPES.flatMap((type): Array<[string, RuleTable]> => [
-    [`constant:${type}`, { value: required(literal(type)) }],
-    [
-      `event:${type}`,
-      { eventParameter: required(notEmpty), default: required(literal(type)), jsonPathQuery: optional(jsonPath) },
-    ],
-    // Whether a `jsonPathQuery` belongs where it is (only in eventOccurrence) is the history pass's question.
-    [`parameter:${type}`, { name: required(notEmpty), value: optional(literal(type)), jsonPathQuery: optional(jsonPath) }],
-    [`pip:${type}`, { method: required(), default: required(literal(type)), ttl: optional(reads(readDuration)) }],
-    [`variable:${type}`, { reference: required(notEmpty) }],
-    [`variableDeclaration:${type}`, { name: required(notEmpty) }],
-    [`valueChanged:${type}`, { id: required(notEmpty), to: optional(literal(type)) }],
-  ]),
-];
+const RULES: { readonly [Name in ElementName]: ElementAttributeRules } = {
+  policy: rules({ id: required(), name: optional(), description: optional() }),
+  mechanism: rules({ event: required(), id: optional(), description: optional() }),
+  if: NONE,
+  elseif: NONE,
+  else: NONE,
+  then: NONE,
+  allow: rules({ reason: optional() }),
+  inhibit: rules({ reason: optional() }),
+  modify: rules({
+    eventParameter: required(notEmpty),
+    method: required(notEmpty),
+    jsonPathQuery: optional(jsonPath),
+    reason: optional(),
+  }),
+  delay: rules({ amount: required(delayAmount), unit: required(oneOf([...DELAY_UNITS.keys()])) }),
+  execute: rules({ action: required() }),
+  and: rules({ mode: optional(oneOf(['EAGER'])) }),
+  or: rules({ mode: optional(oneOf(['EAGER'])) }),
+  not: NONE,
+  xor: NONE,
+  implies: NONE,
+  equals: NONE,
+  less: NONE,
+  lessEqual: NONE,
+  greater: NONE,
+  greaterEqual: NONE,
+  plus: NONE,
+  minus: NONE,
+  multiply: NONE,
+  divide: NONE,
+  size: NONE,
+  concat: NONE,
+  count: NONE,
+  regex: rules({ regex: required(reads(readRegex)), mode: optional(oneOf(MATCH_MODES)) }),
+  contains: rules({ mode: optional(oneOf(MATCH_MODES)) }),
+  eventHasParameter: rules({ mode: optional(oneOf(MATCH_MODES)) }),
+  date: rules({ is: required(reads(readComparison)), value: required(reads(readDayOfYear)) }),
+  time: rules({ is: required(reads(readComparison)), value: required(reads(readMinuteOfDay)) }),
+  day: rules({ value: required(reads(readWeekdays)) }),
+  continuousOccurrence: rules({ interval: required(reads(readPositiveDuration)), minOccurrences: optional(count), maxOccurrences: optional(count) }),
+  eventOccurrence: rules({ event: required(), mode: optional(oneOf(['FIRST', 'LAST'])) }),
+  when: rules({ fixedTime: optional(oneOf(FIXED_TIMES)) }),
+  start: rules({ time: optional(reads(readTimeExpression)) }),
+  end: rules({ time: optional(reads(readTimeExpression)) }),
+  'constant:true': NONE,
+  'constant:false': NONE,
+  ...family('constant', (type) => ({ value: required(literal(type)) })),
+  ...family('event', (type) => ({ eventParameter: required(notEmpty), default: required(literal(type)), jsonPathQuery: optional(jsonPath) })),
+  // Whether a `jsonPathQuery` belongs where it is (only in eventOccurrence) is the history pass's question.
+  ...family('parameter', (type) => ({ name: required(notEmpty), value: optional(literal(type)), jsonPathQuery: optional(jsonPath) })),
+  ...family('pip', (type) => ({ method: required(), default: required(literal(type)), ttl: optional(reads(readDuration)) })),
+  ...family('variable', () => ({ reference: required(notEmpty) })),
+  ...family('variableDeclaration', () => ({ name: required(notEmpty) })),
+  ...family('valueChanged', (type) => ({ id: required(notEmpty), to: optional(literal(type)) })),
+};
 
-const RULES: ReadonlyMap<string, ElementAttributeRules> = new Map(
-  TABLES.map(([element, table]) => [element, new Map(Object.entries(table))]),
-);
-
-export function attributeRules(element: ElementNode): ElementAttributeRules | undefined {
-  return RULES.get(element.name);
+export function attributeRules(element: ElementNode): ElementAttributeRules {
+  return RULES[element.name];
 }

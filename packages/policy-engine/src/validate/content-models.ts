@@ -1,3 +1,4 @@
+import type { CoreElement, Family } from '../ast/catalogue';
 import type { ElementNode } from '../ast/nodes';
 import { isExpression } from './pass';
 
@@ -52,70 +53,68 @@ const EMPTY: readonly Slot[] = [];
 const operands = (min: number): readonly Slot[] => [expressions(min, Infinity)];
 
 /** The grammar of policy-language.md §3, §5 and §6, as sequences of slots. */
-const MODELS: ReadonlyMap<string, readonly Slot[]> = new Map([
-  [
-    'policy',
-    [
-      {
-        label: '`variableDeclaration:*`',
-        plural: '`variableDeclaration:*` elements',
-        accepts: (child: ElementNode) => child.info.family === 'variableDeclaration',
-        min: 0,
-        max: Infinity,
-      },
-      named('mechanism', 1, Infinity),
-    ],
+const MODELS: { readonly [Element in CoreElement]: readonly Slot[] } = {
+  policy: [
+    {
+      label: '`variableDeclaration:*`',
+      plural: '`variableDeclaration:*` elements',
+      accepts: (child: ElementNode) => child.info.family === 'variableDeclaration',
+      min: 0,
+      max: Infinity,
+    },
+    named('mechanism', 1, Infinity),
   ],
-  ['mechanism', [named('if', 1, 1), named('elseif', 0, Infinity), named('else', 0, 1), named('execute', 0, Infinity)]],
-  ['if', BRANCH],
-  ['elseif', BRANCH],
-  ['then', DECISION],
-  ['else', DECISION],
-  ['allow', EMPTY],
-  ['inhibit', EMPTY],
-  ['delay', EMPTY],
-  ['modify', [parameters]],
-  ['execute', [parameters]],
-  ['and', operands(1)],
-  ['or', operands(1)],
-  ['xor', operands(1)],
-  ['not', [expressions(1, 1)]],
-  ['implies', [expressions(2, 2)]],
-  ['equals', operands(2)],
-  ['less', operands(2)],
-  ['lessEqual', operands(2)],
-  ['greater', operands(2)],
-  ['greaterEqual', operands(2)],
-  ['regex', operands(1)],
-  ['contains', operands(2)],
-  ['eventHasParameter', operands(1)],
-  ['date', EMPTY],
-  ['time', EMPTY],
-  ['day', EMPTY],
-  ['plus', operands(2)],
-  ['minus', operands(2)],
-  ['multiply', operands(2)],
-  ['divide', operands(2)],
-  ['size', [expressions(1, 1)]],
-  ['concat', operands(1)],
-  ['count', [named('eventOccurrence', 1, 1), named('when', 1, 1)]],
-  ['continuousOccurrence', [named('eventOccurrence', 1, 1), named('when', 1, 1)]],
-  ['eventOccurrence', [parameters]],
-  ['when', [named('start', 0, 1), named('end', 0, 1)]],
-  ['start', [named('eventOccurrence', 0, 1)]],
-  ['end', [named('eventOccurrence', 0, 1)]],
-]);
+  mechanism: [named('if', 1, 1), named('elseif', 0, Infinity), named('else', 0, 1), named('execute', 0, Infinity)],
+  if: BRANCH,
+  elseif: BRANCH,
+  then: DECISION,
+  else: DECISION,
+  allow: EMPTY,
+  inhibit: EMPTY,
+  delay: EMPTY,
+  modify: [parameters],
+  execute: [parameters],
+  and: operands(1),
+  or: operands(1),
+  xor: operands(1),
+  not: [expressions(1, 1)],
+  implies: [expressions(2, 2)],
+  equals: operands(2),
+  less: operands(2),
+  lessEqual: operands(2),
+  greater: operands(2),
+  greaterEqual: operands(2),
+  regex: operands(1),
+  contains: operands(2),
+  eventHasParameter: operands(1),
+  date: EMPTY,
+  time: EMPTY,
+  day: EMPTY,
+  plus: operands(2),
+  minus: operands(2),
+  multiply: operands(2),
+  divide: operands(2),
+  size: [expressions(1, 1)],
+  concat: operands(1),
+  count: [named('eventOccurrence', 1, 1), named('when', 1, 1)],
+  continuousOccurrence: [named('eventOccurrence', 1, 1), named('when', 1, 1)],
+  eventOccurrence: [parameters],
+  when: [named('start', 0, 1), named('end', 0, 1)],
+  start: [named('eventOccurrence', 0, 1)],
+  end: [named('eventOccurrence', 0, 1)],
+};
 
-const FAMILY_MODELS: ReadonlyMap<string, readonly Slot[]> = new Map([
-  ['constant', EMPTY],
-  ['event', EMPTY],
-  ['parameter', [expressions(0, 1)]],
-  ['pip', [parameters]],
-  ['variable', EMPTY],
-  ['variableDeclaration', [expressions(1, 1)]],
-  ['valueChanged', [expressions(1, 1)]],
-]);
+const FAMILY_MODELS: { readonly [Of in Family]: readonly Slot[] } = {
+  constant: EMPTY,
+  event: EMPTY,
+  parameter: [expressions(0, 1)],
+  pip: [parameters],
+  variable: EMPTY,
+  variableDeclaration: [expressions(1, 1)],
+  valueChanged: [expressions(1, 1)],
+};
 
-export function contentModel(node: ElementNode): readonly Slot[] | undefined {
-  return node.info.family === null ? MODELS.get(node.name) : FAMILY_MODELS.get(node.info.family);
+export function contentModel(node: ElementNode): readonly Slot[] {
+  const { info } = node;
+  return info.family === null ? MODELS[info.name] : FAMILY_MODELS[info.family];
 }

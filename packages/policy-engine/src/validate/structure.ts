@@ -9,9 +9,7 @@ export const structurePass: ValidationPass = {
   name: 'structure',
   run(policy, report) {
     walk(policy, (node) => {
-      const model = contentModel(node);
-      if (model === undefined) throw new Error(`bug: no content model for element ${node.name}`);
-      checkSequence(node, model, report);
+      checkSequence(node, contentModel(node), report);
       if (node.name === 'then' || node.name === 'else') checkDecision(node, report);
     });
   },

@@ -69,10 +69,13 @@ export interface ImpliesNode extends Located {
 export interface EqualsNode extends Located {
   readonly kind: 'equals';
   readonly type: 'boolean';
-  readonly operands: readonly ValidExpression[];
+  /** At least two (the content model's minimum), so there is always a first to compare with. */
+  readonly operands: readonly [ValidExpression, ValidExpression, ...ValidExpression[]];
 }
 
-export type ComparisonOperator = 'less' | 'lessEqual' | 'greater' | 'greaterEqual';
+/** The comparison elements, which are also the operators of the validated tree. */
+export const COMPARISON_OPERATORS = ['less', 'lessEqual', 'greater', 'greaterEqual'] as const;
+export type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
 
 export interface ComparisonNode extends Located {
   readonly kind: 'comparison';
@@ -81,7 +84,9 @@ export interface ComparisonNode extends Located {
   readonly operands: readonly ExpressionOf<'number'>[];
 }
 
-export type ArithmeticOperator = 'plus' | 'minus' | 'multiply' | 'divide';
+/** The arithmetic elements, which are also the operators of the validated tree. */
+export const ARITHMETIC_OPERATORS = ['plus', 'minus', 'multiply', 'divide'] as const;
+export type ArithmeticOperator = (typeof ARITHMETIC_OPERATORS)[number];
 
 export interface ArithmeticNode extends Located {
   readonly kind: 'arithmetic';

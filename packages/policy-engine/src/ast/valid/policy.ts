@@ -22,14 +22,14 @@ export type ValidDeclaration = PerType<Located & { readonly name: string; readon
 export interface ValidMechanism extends Located {
   readonly event: string;
   /** The `if`, then the `elseif`s, in document order. */
-  readonly branches: readonly [ValidBranch, ...ValidBranch[]];
+  readonly branches: readonly [ValidBranch<'if'>, ...Array<ValidBranch<'elseif'>>];
   readonly otherwise: ValidDecision | null;
   /** `execute` directly under the mechanism. */
   readonly executions: readonly ValidExecute[];
 }
 
-export interface ValidBranch extends Located {
-  readonly kind: 'if' | 'elseif';
+export interface ValidBranch<Kind extends 'if' | 'elseif' = 'if' | 'elseif'> extends Located {
+  readonly kind: Kind;
   readonly condition: BooleanExpression;
   readonly then: ValidDecision;
 }

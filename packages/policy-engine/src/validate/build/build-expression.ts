@@ -1,5 +1,5 @@
 import type { ElementNode } from '../../ast/nodes';
-import type { ExpressionOf, ValidExpression } from '../../ast/valid/expressions';
+import { ARITHMETIC_OPERATORS, COMPARISON_OPERATORS, type ExpressionOf, type ValidExpression } from '../../ast/valid/expressions';
 import type { ValueType } from '../../ast/value-types';
 import { MATCH_MODES, type MatchMode } from '../../functions/matching';
 import { readComparison, readDayOfYear, readMinuteOfDay, readWeekdays } from '../../parse/calendar';
@@ -20,12 +20,12 @@ const BUILDERS: ReadonlyMap<string, ExpressionBuilder> = new Map<string, Express
   ['xor', (node, scope) => ({ kind: 'xor', type: 'boolean', location: node.location, operands: operandsOf(node, scope, ['boolean']) })],
   ['not', (node, scope) => ({ kind: 'not', type: 'boolean', location: node.location, operand: single(node, scope, ['boolean']) })],
   ['implies', implies],
-  ['equals', (node, scope) => ({ kind: 'equals', type: 'boolean', location: node.location, operands: operandsOf(node, scope, null) })],
-  ...(['less', 'lessEqual', 'greater', 'greaterEqual'] as const).map((operator): [string, ExpressionBuilder] => [
+  ['equals', equals],
+  ...COMPARISON_OPERATORS.map((operator): [string, ExpressionBuilder] => [
     operator,
     (node, scope) => ({ kind: 'comparison', type: 'boolean', location: node.location, operator, operands: operandsOf(node, scope, ['number']) }),
   ]),
-  ...(['plus', 'minus', 'multiply', 'divide'] as const).map((operator): [string, ExpressionBuilder] => [
+  ...ARITHMETIC_OPERATORS.map((operator): [string, ExpressionBuilder] => [
     operator,
     (node, scope) => ({ kind: 'arithmetic', type: 'number', location: node.location, operator, operands: operandsOf(node, scope, ['number']) }),
   ]),
@@ -107,6 +107,12 @@ function single<T extends ValueType>(node: ElementNode, scope: BuildScope, types
   const [only] = node.children;
   if (only === undefined || node.children.length !== 1) gap(node, 'needs exactly one operand');
   return buildTyped(only, scope, types);
+}
+
+function equals(node: ElementNode, scope: BuildScope): ValidExpression {
+  const [first, second, ...rest] = operandsOf(node, scope, null);
+  if (first === undefined || second === undefined) gap(node, 'needs at least two operands');
+  return { kind: 'equals', type: 'boolean', location: node.location, operands: [first, second, ...rest] };
 }
 
 function logical(node: ElementNode, scope: BuildScope, kind: 'and' | 'or'): ValidExpression {

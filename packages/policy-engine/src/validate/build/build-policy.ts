@@ -40,7 +40,7 @@ function buildMechanism(node: ElementNode, scope: BuildScope): ValidMechanism {
   };
 }
 
-function buildBranch(node: ElementNode, scope: BuildScope, kind: 'if' | 'elseif'): ValidBranch {
+function buildBranch<Kind extends 'if' | 'elseif'>(node: ElementNode, scope: BuildScope, kind: Kind): ValidBranch<Kind> {
   const [condition, then] = node.children;
   if (condition === undefined || then?.name !== 'then' || node.children.length !== 2) gap(node, 'needs a condition and a `then`');
   return { kind, location: node.location, condition: buildTyped(condition, scope, ['boolean']), then: buildDecision(then, scope) };
