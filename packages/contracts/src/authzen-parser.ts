@@ -75,6 +75,8 @@ export function parseAuthZenRequest(body: unknown, options: AuthZenParseOptions)
     defaults.set(name, checked.bytes);
     (checked.tooLarge ? large : invalid).push(...checked.errors);
   }
+  // A default too large is reported once, at its own path, not again at every entry that takes it.
+  const defaultTooLarge = large.length > 0;
   // Then each entry's own entities, and its size with the defaults it takes.
   const own: AuthZenEvaluation[] = options.single ? [] : (request.evaluations ?? []);
   own.forEach((entry, index) => {
@@ -90,7 +92,7 @@ export function parseAuthZenRequest(body: unknown, options: AuthZenParseOptions)
       bytes += checked.bytes + name.length + 4;
       (checked.tooLarge ? large : invalid).push(...checked.errors);
     }
-    if (!failed && bytes > MAX_EVENT_BYTES && !large.some((error) => error.path?.startsWith(`evaluations[${index}].`))) {
+    if (!failed && !defaultTooLarge && bytes > MAX_EVENT_BYTES && !large.some((error) => error.path?.startsWith(`evaluations[${index}].`))) {
       large.push({ path: `evaluations[${index}]`, message: `is larger than ${MAX_EVENT_BYTES} bytes with the defaults it takes, the limit of one evaluation` });
     }
   });

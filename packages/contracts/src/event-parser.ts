@@ -52,6 +52,9 @@ export const itemTooLarge = (at: string, what: string): ProblemError => ({
   message: `is larger than ${MAX_EVENT_BYTES} bytes, the limit of ${what}`,
 });
 
+/** The nesting of an event around a parameter's value: event → parameters → parameter → typed value. */
+const VALUE_NESTING_IN_EVENT = 4;
+
 export interface EventParseOptions {
   shape: ShapeCheck;
   budget: WorkBudget;
@@ -68,9 +71,12 @@ export interface EventParseOptions {
 export function parseEvent(value: unknown, options: EventParseOptions): Parsed<ParsedEvent> {
   const { budget } = options;
   const at = options.at ?? '';
+  // Whether the values as sent are known to be shallow enough, so only decoded complex text needs its own walk.
+  let sentShallow = false;
   if (options.measure === true) {
     const size = walkJson(value, { budget, maxBytes: MAX_EVENT_BYTES });
     if (size.exhausted) return budgetSpent(at);
+    sentShallow = size.nesting <= VALUE_NESTING_IN_EVENT + MAX_VALUE_DEPTH;
     if (size.tooLarge) return refused(413, `the event is larger than ${MAX_EVENT_BYTES} bytes`, [itemTooLarge(at === '' ? '(body)' : at, 'one event')]);
   }
   const shapeErrors = options.shape(value);
@@ -86,6 +92,7 @@ export function parseEvent(value: unknown, options: EventParseOptions): Parsed<P
   const tooDeep: ProblemError[] = [];
   (event.parameters ?? []).forEach((parameter, index) => {
     const decoded = parameterValue(parameter.value);
+    if (sentShallow && decoded === parameter.value.value) return void parameters.set(parameter.name, decoded);
     const walked = walkJson(decoded, { budget, maxDepth: MAX_VALUE_DEPTH });
     if (walked.tooDeep) tooDeep.push({ path: join(at, `parameters[${index}].value.value`), message: `is nested deeper than ${MAX_VALUE_DEPTH} levels` });
     parameters.set(parameter.name, decoded);

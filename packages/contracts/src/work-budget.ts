@@ -43,6 +43,8 @@ export interface WalkResult {
   bytes: number;
   /** It nests arrays and objects deeper than `maxDepth`. */
   tooDeep: boolean;
+  /** How deeply it nests arrays and objects, as far as the walk went (a scalar is 0). */
+  nesting: number;
   /** It is larger than `maxBytes` (the walk stopped there). */
   tooLarge: boolean;
   /** The budget ran out during the walk (the walk stopped there). */
@@ -95,7 +97,7 @@ export function walkJson(root: unknown, options: WalkOptions): WalkResult {
   const maxDepth = options.maxDepth ?? Infinity;
   const maxBytes = options.maxBytes;
   const measure = maxBytes !== undefined;
-  const result: WalkResult = { bytes: 0, tooDeep: false, tooLarge: false, exhausted: false };
+  const result: WalkResult = { bytes: 0, tooDeep: false, nesting: 0, tooLarge: false, exhausted: false };
   if (typeof root !== 'object' || root === null) {
     // Most parameter values are scalars: no stack to set up.
     if (measure) result.bytes = scalarLength(root);
@@ -123,6 +125,7 @@ export function walkJson(root: unknown, options: WalkOptions): WalkResult {
         result.tooDeep = true;
         break;
       }
+      if (depth + 1 > result.nesting) result.nesting = depth + 1;
       if (Array.isArray(value)) {
         if (measure) result.bytes += 2 + Math.max(0, value.length - 1);
         for (const child of value as unknown[]) {
