@@ -136,7 +136,15 @@ export function walkJson(root: unknown, options: WalkOptions): WalkResult {
         const keys = Object.keys(value);
         if (measure) result.bytes += 2 + Math.max(0, keys.length - 1);
         for (const key of keys) {
-          if (measure) result.bytes += utf8Length(key) + 3;
+          if (measure) {
+            result.bytes += utf8Length(key) + 3;
+            // A wide object past the limit stops here, not after all of its keys.
+            if (result.bytes > maxBytes) {
+              result.tooLarge = true;
+              budget.spend(visited);
+              return result;
+            }
+          }
           values.push((value as Record<string, unknown>)[key]);
           depths.push(depth + 1);
         }

@@ -24,7 +24,7 @@ import type { Admitted } from '../admission';
 import { decideInOrder } from '../decision/in-order';
 import { createDecisionLogger } from '../decision/log';
 import { countFailedBatch, recordBatch } from './batch-outcome';
-import { activeSetFor, answerFailure, decidingPrincipal, parseInTurn, readJsonText, refusalProblem, writeDecisionAnswer } from './decision-request';
+import { activeSetFor, answerFailure, decidingPrincipal, parseBatch, parseSingle, readJsonText, refusalProblem, writeDecisionAnswer } from './decision-request';
 import type { BatchHandler, BatchRouteDeps } from './events';
 
 const validateEvaluation: BodyValidator<AccessEvaluationRequest> = compileValidator<AccessEvaluationRequest>(accessEvaluationRequestSchema);
@@ -57,7 +57,8 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         admitted = admission.admit(principal);
         const text = await readJsonText(req, single ? MAX_EVENT_BYTES : MAX_BATCH_BYTES);
         const slices = admission.slices(admitted);
-        const parsed = parseAuthZenRequest(await parseInTurn(text, slices), {
+        const body = single ? await parseSingle(text, admission, admitted) : await parseBatch(text, slices);
+        const parsed = parseAuthZenRequest(body, {
           shape: single ? validateEvaluation.errorsOf : validateEvaluations.errorsOf,
           single,
           solutions: [...principal.solutions],
@@ -75,8 +76,8 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         const authzen = (answer: Parameters<typeof toAuthZenDecision>[0]): AuthZenDecision => toAuthZenDecision(answer, active.revision, canApply);
         const decided = await decideInOrder(decider, active, events, { stopAfter: (answer) => evaluationStops(semantic, authzen(answer).decision), slices });
         const decisions = decided.map((item) => authzen(item.answer));
-        const body: AuthZenDecision | AccessEvaluationsResponse = parsed.value.single && decisions[0] !== undefined ? decisions[0] : { evaluations: decisions };
-        writeDecisionAnswer(res, JSON.stringify(body), active.revision, answeredId);
+        const answer: AuthZenDecision | AccessEvaluationsResponse = parsed.value.single && decisions[0] !== undefined ? decisions[0] : { evaluations: decisions };
+        writeDecisionAnswer(res, JSON.stringify(answer), active.revision, answeredId);
         recordBatch(decisionLog, metrics, decided, { route, requestId, clientId: principal.clientId, revision: active.revision, started });
       } catch (error) {
         const problem = answerFailure(req, res, error, logger, requestId, answeredId);

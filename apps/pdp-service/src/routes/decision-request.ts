@@ -14,7 +14,7 @@ import {
   type Principal,
   type TokenVerifier,
 } from '@custos/service-kit';
-import type { WorkSlices } from '../admission';
+import type { Admission, Admitted, WorkSlices } from '../admission';
 import type { ActivePolicySet } from '../policy-set/follower';
 
 /**
@@ -36,11 +36,6 @@ export async function decidingPrincipal(verifier: TokenVerifier, req: IncomingMe
   return principal;
 }
 
-/** A JSON body of at most `limit` bytes: 415 for another media type, 413 when larger, 400 when not JSON. */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
-  return parseJson(await readJsonText(req, limit));
-}
-
 /** The text of a JSON body, not parsed yet: 415 for another media type, 413 when larger than `limit` bytes. */
 export function readJsonText(req: IncomingMessage, limit: number): Promise<string> {
   // The header nearly every client sends needs no parsing (requireMediaType reads parameters with a regex).
@@ -48,12 +43,24 @@ export function readJsonText(req: IncomingMessage, limit: number): Promise<strin
   return readBody(req, limit);
 }
 
-/** A batch body larger than this waits for its solution's turn before it is parsed (a 4 MiB parse is ~20 ms). */
+/**
+ * A single-call body larger than this waits for its solution's turn before it is parsed: parsing 1 MiB takes
+ * milliseconds, and many of them at once would hold the loop. Smaller ones (nearly every event) parse at once.
+ */
 export const PARSE_TURN_CHARS = 64 * 1024;
 
-/** The JSON of a batch body, parsed in its solution's turn when it is large. */
-export async function parseInTurn(text: string, slices: WorkSlices): Promise<unknown> {
-  if (text.length > PARSE_TURN_CHARS) await slices.next();
+/** The JSON of a single-call body, parsed in its solution's turn when it is large. */
+export async function parseSingle(text: string, admission: Admission, admitted: Admitted): Promise<unknown> {
+  if (text.length > PARSE_TURN_CHARS) await admission.turns.turn(admitted.key);
+  return parseJson(text);
+}
+
+/**
+ * The JSON of a batch body, parsed in its solution's turn: the parse, the check and the first slice of deciding then
+ * run as one turn of the solution's, never many solutions' worth at once in one pass of the event loop.
+ */
+export async function parseBatch(text: string, slices: WorkSlices): Promise<unknown> {
+  await slices.next();
   return parseJson(text);
 }
 

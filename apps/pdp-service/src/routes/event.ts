@@ -29,7 +29,7 @@ import type { DefaultDecision } from '../config';
 import { Decider } from '../decision/decider';
 import { createDecisionLogger, logDecision } from '../decision/log';
 import type { DecisionOutcome, PdpMetrics } from '../metrics';
-import { activeSetFor, answerFailure, decidingPrincipal, readJsonBody, refusalProblem, writeDecisionAnswer, type PolicySource } from './decision-request';
+import { activeSetFor, answerFailure, decidingPrincipal, parseSingle, readJsonText, refusalProblem, writeDecisionAnswer, type PolicySource } from './decision-request';
 
 /** The request body schema of both decision routes (the wire contract's, compiled once). */
 export { eventSchema };
@@ -125,7 +125,7 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     try {
       const principal = await decidingPrincipal(verifier, req);
       admitted = admission.admit(principal);
-      const body = await readJsonBody(req, MAX_EVENT_BYTES);
+      const body = await parseSingle(await readJsonText(req, MAX_EVENT_BYTES), admission, admitted);
       const parsed = parseEvent(body, { shape: validateEvent.errorsOf, budget: new WorkBudget() });
       if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
       const { event: engineEvent, action } = parsed.value;

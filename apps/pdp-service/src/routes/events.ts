@@ -21,7 +21,7 @@ import {
   activeSetFor,
   answerFailure,
   decidingPrincipal,
-  parseInTurn,
+  parseBatch,
   readJsonText,
   refusalProblem,
   writeDecisionAnswer,
@@ -68,7 +68,7 @@ export function createEventsHandler(deps: BatchRouteDeps): BatchHandler {
       admitted = admission.admit(principal);
       const text = await readJsonText(req, MAX_BATCH_BYTES);
       const slices = admission.slices(admitted);
-      const parsed = parseEventBatch(await parseInTurn(text, slices), { shape: validateEvent.errorsOf, budget: new WorkBudget() });
+      const parsed = parseEventBatch(await parseBatch(text, slices), { shape: validateEvent.errorsOf, budget: new WorkBudget() });
       if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
       const events = parsed.value;
       admission.chargeItems(admitted, events.length);
