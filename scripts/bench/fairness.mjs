@@ -23,7 +23,6 @@ const NS =
   'xmlns:constant="http://www.mydata-control.de/4.0/constant" xmlns:parameter="http://www.mydata-control.de/4.0/parameter"';
 const A = 'fair-a';
 const B = 'fair-b';
-const MIB = 1024 * 1024;
 
 /** The README's rule for one tenant: Mallory is never shown, everybody else's first name is masked. */
 const policy = (solution) => `<policy ${NS} id="urn:policy:${solution}:mask">

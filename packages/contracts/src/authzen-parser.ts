@@ -81,18 +81,18 @@ export function parseAuthZenRequest(body: unknown, options: AuthZenParseOptions)
   const own: AuthZenEvaluation[] = options.single ? [] : (request.evaluations ?? []);
   own.forEach((entry, index) => {
     let bytes = 2;
-    let failed = false;
     for (const name of ENTITIES) {
       if (entry[name] === undefined) {
         bytes += (defaults.get(name) ?? 0) + name.length + 4;
         continue;
       }
       const checked = checkEntity(entry[name], `evaluations[${index}].${name}`, measure, budget);
-      if (checked === undefined) return void (failed = true);
+      // The budget ran out: the request is refused below, nothing more to look at here.
+      if (checked === undefined) return;
       bytes += checked.bytes + name.length + 4;
       (checked.tooLarge ? large : invalid).push(...checked.errors);
     }
-    if (!failed && !defaultTooLarge && bytes > MAX_EVENT_BYTES && !large.some((error) => error.path?.startsWith(`evaluations[${index}].`))) {
+    if (!defaultTooLarge && bytes > MAX_EVENT_BYTES && !large.some((error) => error.path?.startsWith(`evaluations[${index}].`))) {
       large.push({ path: `evaluations[${index}]`, message: `is larger than ${MAX_EVENT_BYTES} bytes with the defaults it takes, the limit of one evaluation` });
     }
   });
