@@ -154,7 +154,7 @@ function worstRequests(aToken, bToken) {
     { route: 'POST /events', what: '100 small events (~25 KB)', path: '/events', body: wrap(Array.from({ length: 100 }, (_, i) => event(B, i))), token: bToken },
     {
       route: 'POST /access/v1/evaluations',
-      what: 'the issue’s attack: 100 evaluations sharing a 200,000-key context (~3.5 MiB)',
+      what: 'the issue’s attack: 100 evaluations sharing a 200,000-key context (~3.9 MiB)',
       path: '/access/v1/evaluations',
       body: evaluations(wideObject(200_000), 100),
       token: bToken,
@@ -168,7 +168,7 @@ function worstRequests(aToken, bToken) {
     },
     {
       route: 'POST /access/v1/evaluations',
-      what: '100 evaluations with their own 1,800-key context each (~3.6 MiB, decided)',
+      what: '100 evaluations with their own 1,800-key context each (~3.2 MiB, decided)',
       path: '/access/v1/evaluations',
       body: evaluations(undefined, 100, () => wideObject(1_800)),
       token: bToken,
