@@ -15,6 +15,9 @@ export interface AdmissionLimits {
   sliceMs: number;
 }
 
+/** A KiB of request body is charged like one decision. */
+export const CHARS_PER_DECISION = 1024;
+
 /** No limit at all: what createApp uses when it is given none (unit tests). */
 export const NO_LIMITS: AdmissionLimits = { maxConcurrency: 0, ratePerSecond: 0, burst: 0, sliceMs: 2 };
 
@@ -66,9 +69,14 @@ export class Admission {
     return admitted;
   }
 
-  /** A batch turned out to hold `decisions` decisions: the first was charged at admission. */
-  chargeItems(admitted: Admitted, decisions: number): void {
-    if (decisions > 1) for (const gate of admitted.gates) gate.charge(decisions - 1);
+  /**
+   * What a request turned out to cost, in decisions: its items, or a decision per KiB of body when that is more
+   * (parsing and checking a large body costs like deciding). The first was charged at admission; a body of a few
+   * hundred bytes (nearly every event) adds nothing.
+   */
+  chargeWork(admitted: Admitted, items: number, bodyChars: number): void {
+    const work = Math.max(items, Math.ceil(bodyChars / CHARS_PER_DECISION));
+    if (work > 1) for (const gate of admitted.gates) gate.charge(work - 1);
   }
 
   release(admitted: Admitted): void {

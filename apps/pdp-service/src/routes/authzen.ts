@@ -67,7 +67,7 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         });
         if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidRequest);
         const { events, options } = parsed.value;
-        admission.chargeItems(admitted, events.length);
+        admission.chargeWork(admitted, events.length, text.length);
         if (events.some(({ action }) => !principal.mayAccess(action.solution))) throw foreignSolution(SCOPES.eventDecide);
         const active = await activeSetFor(req, policies, waitMs);
 

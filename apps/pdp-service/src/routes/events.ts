@@ -71,7 +71,7 @@ export function createEventsHandler(deps: BatchRouteDeps): BatchHandler {
       const parsed = parseEventBatch(await parseBatch(text, slices), { shape: validateEvent.errorsOf, budget: new WorkBudget() });
       if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
       const events = parsed.value;
-      admission.chargeItems(admitted, events.length);
+      admission.chargeWork(admitted, events.length, text.length);
       if (events.some(({ action }) => !principal.mayAccess(action.solution))) throw foreignSolution(SCOPES.eventDecide);
       const active = await activeSetFor(req, policies, waitMs);
 
