@@ -37,7 +37,7 @@ describe('admission per solution', () => {
     const admitted = admission.admit(acme);
     admission.release(admitted);
     expect(refusal(() => admission.admit(acme))?.headers).toEqual({ 'Retry-After': '1' });
-    admission.chargeWork(admitted, 100, 10);
+    admission.chargeItems(admitted, 100, 1);
     // 99 more decisions than the bucket held, at 1 a second.
     expect(refusal(() => admission.admit(acme))?.headers).toEqual({ 'Retry-After': '100' });
     expect(refusal(() => admission.admit(principal('beta')))).toBeUndefined();
@@ -48,11 +48,13 @@ describe('admission per solution', () => {
     const acme = principal('acme');
     const small = admission.admit(acme);
     // A body of a few hundred bytes adds nothing to its one decision.
-    admission.chargeWork(small, 1, 700);
+    expect(admission.chargeBody(small, 700)).toBe(1);
     admission.release(small);
     const beta = principal('beta');
     const large = admission.admit(beta);
-    admission.chargeWork(large, 1, 10 * 1024);
+    expect(admission.chargeBody(large, 10 * 1024)).toBe(10);
+    // Ten items are paid for by the body already.
+    admission.chargeItems(large, 10, 10);
     expect(refusal(() => admission.admit(beta))?.headers).toEqual({ 'Retry-After': '10' });
     expect(refusal(() => admission.admit(acme))?.headers).toEqual({ 'Retry-After': '1' });
   });

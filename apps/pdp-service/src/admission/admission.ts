@@ -70,13 +70,19 @@ export class Admission {
   }
 
   /**
-   * What a request turned out to cost, in decisions: its items, or a decision per KiB of body when that is more
-   * (parsing and checking a large body costs like deciding). The first was charged at admission; a body of a few
-   * hundred bytes (nearly every event) adds nothing.
+   * A body once read costs its parse whether or not anything is decided: a KiB of it is charged like a decision
+   * (a body of a few hundred bytes, nearly every event, adds nothing to the one charged at admission). Returns what
+   * the request has been charged so far.
    */
-  chargeWork(admitted: Admitted, items: number, bodyChars: number): void {
-    const work = Math.max(items, Math.ceil(bodyChars / CHARS_PER_DECISION));
+  chargeBody(admitted: Admitted, bodyChars: number): number {
+    const work = Math.ceil(bodyChars / CHARS_PER_DECISION);
     if (work > 1) for (const gate of admitted.gates) gate.charge(work - 1);
+    return Math.max(1, work);
+  }
+
+  /** A batch turned out to hold `items` decisions; `charged` of them were paid already (admission and body). */
+  chargeItems(admitted: Admitted, items: number, charged: number): void {
+    if (items > charged) for (const gate of admitted.gates) gate.charge(items - charged);
   }
 
   release(admitted: Admitted): void {

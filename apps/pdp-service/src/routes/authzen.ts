@@ -56,6 +56,7 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         const principal = await decidingPrincipal(verifier, req);
         admitted = admission.admit(principal);
         const text = await readJsonText(req, single ? MAX_EVENT_BYTES : MAX_BATCH_BYTES);
+        const charged = admission.chargeBody(admitted, text.length);
         const slices = admission.slices(admitted);
         const body = single ? await parseSingle(text, admission, admitted) : await parseBatch(text, slices);
         const parsed = parseAuthZenRequest(body, {
@@ -67,7 +68,7 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         });
         if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidRequest);
         const { events, options } = parsed.value;
-        admission.chargeWork(admitted, events.length, text.length);
+        admission.chargeItems(admitted, events.length, charged);
         if (events.some(({ action }) => !principal.mayAccess(action.solution))) throw foreignSolution(SCOPES.eventDecide);
         const active = await activeSetFor(req, policies, waitMs);
 

@@ -126,7 +126,7 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
       const principal = await decidingPrincipal(verifier, req);
       admitted = admission.admit(principal);
       const sent = await readJsonText(req, MAX_EVENT_BYTES);
-      if (sent.length > CHARS_PER_DECISION) admission.chargeWork(admitted, 1, sent.length);
+      if (sent.length > CHARS_PER_DECISION) admission.chargeBody(admitted, sent.length);
       const body = await parseSingle(sent, admission, admitted);
       const parsed = parseEvent(body, { shape: validateEvent.errorsOf, budget: new WorkBudget() });
       if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);

@@ -67,11 +67,12 @@ export function createEventsHandler(deps: BatchRouteDeps): BatchHandler {
       const principal = await decidingPrincipal(verifier, req);
       admitted = admission.admit(principal);
       const text = await readJsonText(req, MAX_BATCH_BYTES);
+      const charged = admission.chargeBody(admitted, text.length);
       const slices = admission.slices(admitted);
       const parsed = parseEventBatch(await parseBatch(text, slices), { shape: validateEvent.errorsOf, budget: new WorkBudget() });
       if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
       const events = parsed.value;
-      admission.chargeWork(admitted, events.length, text.length);
+      admission.chargeItems(admitted, events.length, charged);
       if (events.some(({ action }) => !principal.mayAccess(action.solution))) throw foreignSolution(SCOPES.eventDecide);
       const active = await activeSetFor(req, policies, waitMs);
 
