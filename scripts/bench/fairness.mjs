@@ -188,7 +188,9 @@ export async function run(options = {}) {
     await lib.changePolicy(core, `urn:policy:${A}:mask`, 'deploy');
     const { revision } = await lib.changePolicy(core, `urn:policy:${B}:mask`, 'deploy');
     // The default admission: what an operator gets without setting PDP_SOLUTION_*.
-    const pdp = await core.startPdp({ label: 'pdp-fairness', defaultAdmission: true });
+    // BENCH_FAIRNESS_RATE=<decisions/s>: another PDP_SOLUTION_RATE than the default, to see a quota below the replica's capacity.
+    const quota = process.env.BENCH_FAIRNESS_RATE ? { PDP_SOLUTION_RATE: process.env.BENCH_FAIRNESS_RATE } : {};
+    const pdp = await core.startPdp({ label: 'pdp-fairness', defaultAdmission: true }, quota);
     const [aToken, bToken] = [await tenantToken(core, A), await tenantToken(core, B)];
     const aHeaders = { Authorization: `Bearer ${aToken}`, 'Content-Type': 'application/json' };
     const bHeaders = { Authorization: `Bearer ${bToken}`, 'Content-Type': 'application/json' };
@@ -259,7 +261,8 @@ export async function run(options = {}) {
         {
           caption:
             `tenant A: ${rate} single POST /event a second, open loop (timed from each request's due moment), ${seconds} s; tenant B: wrk, ` +
-            `${connections} keep-alive connections of 100-event batches (${lib.fmt(bBatch.length / 1024)} KB). Default admission. Latency in ms.`,
+            `${connections} keep-alive connections of 100-event batches (${lib.fmt(bBatch.length / 1024)} KB). ` +
+            `${quota.PDP_SOLUTION_RATE ? `PDP_SOLUTION_RATE=${quota.PDP_SOLUTION_RATE}, otherwise the default admission` : 'Default admission'}. Latency in ms.`,
           header: ['pdp', 'tenant A', 'sent', '200', 'sent late, max', 'p50', 'p90', 'p99', 'max', 'B batches/s', 'B decisions/s', 'B refused (429)', 'pdp CPU'],
           rows: [
             ...phaseRows('this build', current),
