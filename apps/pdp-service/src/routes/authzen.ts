@@ -12,6 +12,7 @@ import {
   evaluationStops,
   modifiersSupported,
   parseAuthZenRequest,
+  prescanAuthZen,
   semanticOf,
   toAuthZenDecision,
   type AccessEvaluationRequest,
@@ -58,7 +59,7 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         const text = await readJsonText(req, single ? MAX_EVENT_BYTES : MAX_BATCH_BYTES);
         const charged = admission.chargeBody(admitted, text.length);
         const slices = admission.slices(admitted);
-        const body = single ? await parseSingle(text, admission, admitted) : await parseBatch(text, slices);
+        const body = single ? await parseSingle(text, admission, admitted) : await parseBatch(text, slices, prescanAuthZen, ERROR_CODES.invalidRequest);
         const parsed = parseAuthZenRequest(body, {
           shape: single ? validateEvaluation.errorsOf : validateEvaluations.errorsOf,
           single,

@@ -7,6 +7,7 @@ import {
   WorkBudget,
   eventSchema,
   parseEventBatch,
+  prescanEventBatch,
   type DecisionBatch,
   type Event,
 } from '@custos/contracts';
@@ -69,7 +70,7 @@ export function createEventsHandler(deps: BatchRouteDeps): BatchHandler {
       const text = await readJsonText(req, MAX_BATCH_BYTES);
       const charged = admission.chargeBody(admitted, text.length);
       const slices = admission.slices(admitted);
-      const parsed = parseEventBatch(await parseBatch(text, slices), { shape: validateEvent.errorsOf, budget: new WorkBudget() });
+      const parsed = parseEventBatch(await parseBatch(text, slices, prescanEventBatch, ERROR_CODES.invalidEvent), { shape: validateEvent.errorsOf, budget: new WorkBudget() });
       if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
       const events = parsed.value;
       admission.chargeItems(admitted, events.length, charged);
