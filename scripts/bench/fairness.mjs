@@ -234,6 +234,9 @@ export async function run(options = {}) {
     }
     const { alone, underFlood, flood } = current;
 
+    // The worst requests price single requests, not the quota: their pdp keeps the rate out of reach (a few 4 MiB bodies
+    // would otherwise spend tenant B's bucket, charged a decision per KiB, and the rest would be answered 429).
+    const worstPdp = await core.startPdp({ label: 'pdp-fairness-worst' });
     lib.log('worst requests: each 3 times, with a small POST /event of tenant A sent right behind it');
     const worst = [];
     for (const candidate of worstRequests(aToken, bToken)) {
@@ -241,9 +244,9 @@ export async function run(options = {}) {
       const probes = [];
       let status;
       for (let round = 0; round < 3; round++) {
-        const heavy = lib.request('POST', `${pdp.url}${candidate.path}`, { headers: { Authorization: `Bearer ${candidate.token}`, 'Content-Type': 'application/json' }, body: candidate.body, timeoutMs: 120_000 });
+        const heavy = lib.request('POST', `${worstPdp.url}${candidate.path}`, { headers: { Authorization: `Bearer ${candidate.token}`, 'Content-Type': 'application/json' }, body: candidate.body, timeoutMs: 120_000 });
         await lib.sleep(5);
-        const probe = await lib.request('POST', `${pdp.url}/event`, { headers: aHeaders, body: aBody });
+        const probe = await lib.request('POST', `${worstPdp.url}/event`, { headers: aHeaders, body: aBody });
         const answer = await heavy;
         times.push(answer.ms);
         probes.push(probe.ms);
@@ -270,7 +273,9 @@ export async function run(options = {}) {
           ],
         },
         {
-          caption: 'The heaviest requests we could construct per route (median of 3, as the caller sees it) and the slowest answer of tenant A’s POST /event sent 5 ms behind each.',
+          caption:
+            'The heaviest requests we could construct per route (median of 3, as the caller sees it) and the slowest answer of tenant A’s POST /event sent 5 ms behind each; ' +
+            'on a pdp of its own whose rate quota is out of reach, so each is priced alone.',
           header: ['route', 'request', 'bytes', 'answer', 'ms', 'A behind it, ms'],
           rows: worst.map((w) => [w.route, w.what, lib.fmt(w.bytes), w.status, lib.fmt(w.ms), lib.fmt(w.probeMs)]),
         },
