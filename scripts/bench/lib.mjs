@@ -284,9 +284,15 @@ export async function startService(name, env, options = {}) {
   }
 }
 
-async function startServiceOnce(name, env, { stdout = 'ignore', nodeArgs = [], readyTimeoutMs = 60_000, pollMs = 10, label } = {}) {
-  // BENCH_PDP_MAIN=<main.js> runs another build of the pdp (e.g. the previous commit's) for a back-to-back comparison.
-  const entry = name === 'pdp-service' && process.env.BENCH_PDP_MAIN ? path.resolve(process.env.BENCH_PDP_MAIN) : path.join(ROOT, 'apps', name, 'dist', 'main.js');
+async function startServiceOnce(name, env, { stdout = 'ignore', nodeArgs = [], readyTimeoutMs = 60_000, pollMs = 10, label, main } = {}) {
+  // BENCH_PDP_MAIN=<main.js> runs another build of the pdp (e.g. the previous commit's) for a back-to-back comparison;
+  // `main` does so for one process only (the HTTP benchmark's BENCH_PDP_BASELINE_MAIN, side by side in one run).
+  const entry =
+    main !== undefined
+      ? path.resolve(main)
+      : name === 'pdp-service' && process.env.BENCH_PDP_MAIN
+        ? path.resolve(process.env.BENCH_PDP_MAIN)
+        : path.join(ROOT, 'apps', name, 'dist', 'main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing; run \`npx turbo run build\` first`);
   const port = Number(env[PORT_VARIABLE[name]] ?? (await testKit().freePort()));
   const url = `http://127.0.0.1:${port}`;
@@ -363,7 +369,11 @@ export async function startCore({ label = 'bench' } = {}) {
       /** Starts one pdp replica (stdout to a sink); options as startService. */
       async startPdp(options = {}, extraEnv = {}) {
         const nodeArgs = [...PDP_NODE_ARGS, ...(options.nodeArgs ?? [])];
-        const pdp = await startService('pdp-service', { ...env, ...extraEnv }, { stdout: 'ignore', ...options, nodeArgs });
+        // The benchmarks measure what a replica can do, so one tenant's rate quota (PDP_SOLUTION_RATE, 10,000
+        // decisions/s by default) is set out of reach; admission still runs. `defaultAdmission` keeps the default.
+        const quota = options.defaultAdmission ? {} : { PDP_SOLUTION_RATE: '10000000', PDP_SOLUTION_BURST: '100000000' };
+        const { defaultAdmission: _default, ...serviceOptions } = options;
+        const pdp = await startService('pdp-service', { ...env, ...quota, ...extraEnv }, { stdout: 'ignore', ...serviceOptions, nodeArgs });
         services.push(pdp);
         pdps.push(pdp);
         pdp.rssAtReadyMb = rssMb(pdp.pid);

@@ -20,3 +20,7 @@ export * from './replica-status';
 export * from './batch';
 export * from './authzen';
 export * from './authzen-mapping';
+export * from './work-budget';
+export * from './event-parser';
+export * from './authzen-parser';
+export * from './json-outline';
