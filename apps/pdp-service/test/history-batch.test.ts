@@ -164,6 +164,38 @@ describe('group recording of history decisions', () => {
     }
   });
 
+  it('keeps what it knows of an action across policy sets that plan it the same way, and starts over when they do not', async () => {
+    const pool = createPool(database.url, log.logger, { max: 4 });
+    const counts: string[] = [];
+    const query = pool.query.bind(pool) as (text: string) => Promise<unknown>;
+    (pool as unknown as { query: (text: string) => Promise<unknown> }).query = (text: string) => {
+      if (text.startsWith('SELECT count')) counts.push(text);
+      return query(text);
+    };
+    const store = new PgHistoryStore({ pool, hasher, logger: log.logger });
+    const recordWith = (actionPlan: ActionPlan, now: number): Promise<RecordedEvent> =>
+      store.batcher.record({ plan: actionPlan, revision: 1, solution: 'acme', keys: hasher.eventKeys(new Map([['user', 'a']]), actionPlan.filters), now });
+    try {
+      const first = await recordWith(plan(ACT), T0);
+      expect(await first.history.count(byUser(ACT, 'a'), [today])).toEqual([1]);
+      expect(counts).toHaveLength(1);
+      // A new set (a periodic resync): a new plan object, the same filters and horizon — no statement, still exact.
+      const again = await recordWith(plan(ACT), T0 + 1);
+      expect(await again.history.count(byUser(ACT, 'a'), [today])).toEqual([2]);
+      expect(counts).toHaveLength(1);
+      // Retention now keeps the action's events for another span: counted again from PostgreSQL.
+      const otherHorizon = await recordWith({ ...plan(ACT), horizonMs: DAY }, T0 + 2);
+      expect(await otherHorizon.history.count(byUser(ACT, 'a'), [today])).toEqual([3]);
+      expect(counts).toHaveLength(2);
+      // Other filters: counted again too.
+      const otherFilters = await recordWith({ ...plan(ACT, [{ name: 'user', path: null }, { name: 'doc', path: null }]), horizonMs: DAY }, T0 + 3);
+      expect(await otherFilters.history.count(byUser(ACT, 'a'), [today])).toEqual([4]);
+      expect(counts).toHaveLength(3);
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('forgets what it remembered when the events it knew were deleted', async () => {
     for (let i = 0; i < 3; i++) {
       const event = await record(replica(0), 'a', T0 + i);

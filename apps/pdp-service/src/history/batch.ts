@@ -203,13 +203,27 @@ export class HistoryBatcher {
     return error;
   }
 
-  /** What this replica knows of the plan's action; a new policy set starts over (its filters and spans may differ). */
+  /**
+   * What this replica knows of the plan's action. A new policy set brings new plan objects even when nothing about
+   * the action changed (a periodic resync, a deploy of another policy's action): what was learnt is kept then, since
+   * forgetting it would have every count of the action counted again from its rows, at once. A plan that records
+   * other filters, or lets retention keep its events for another span (a count remembered could then include events
+   * retention deletes), starts over.
+   */
   private countsFor(plan: ActionPlan): ActionCounts {
     let known = this.known.get(plan.action);
-    if (known === undefined || known.plan !== plan) {
+    if (known === undefined || (known.plan !== plan && !samePlan(known.plan, plan))) {
       known = { plan, counts: new ActionCounts() };
       this.known.set(plan.action, known);
-    }
+    } else known.plan = plan;
     return known.counts;
   }
+}
+
+/** Plans of one action that record and hash events the same way. */
+function samePlan(a: ActionPlan, b: ActionPlan): boolean {
+  if (a.action !== b.action || a.lockKey !== b.lockKey || a.horizonMs !== b.horizonMs || a.filters.length !== b.filters.length) return false;
+  const paths = (plan: ActionPlan): string[] => plan.filters.map((filter) => JSON.stringify([filter.name, filter.path])).sort();
+  const left = paths(a);
+  return paths(b).every((path, index) => path === left[index]);
 }
