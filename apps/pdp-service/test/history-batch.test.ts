@@ -196,6 +196,13 @@ describe('group recording of history decisions', () => {
     }
   });
 
+  it('inserts keys into their index directly: no pending list whose merge an insert under the action lock would pay', async () => {
+    const index = await main().query<{ options: string[] | null }>(
+      "SELECT c.reloptions AS options FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pdp' AND c.relname = 'history_events_keys_idx'",
+    );
+    expect(index.rows[0]?.options).toContain('fastupdate=off');
+  });
+
   it('forgets what it remembered when the events it knew were deleted', async () => {
     for (let i = 0; i < 3; i++) {
       const event = await record(replica(0), 'a', T0 + i);
