@@ -14,9 +14,12 @@
 //      it, flat out on the whole-action count (≥ 4,000/s) and its exactness (a limit of N allows exactly N).
 //
 //   node scripts/bench/history.mjs [--quick]        (build first: npx turbo run build)
-//   node scripts/bench/history.mjs --open-loop [--rate 1000] [--seconds 10] [--replicas 3]
+//   node scripts/bench/history.mjs --open-loop [--rate 1000] [--seconds 10] [--replicas 3] [--preload n]
 //        only the open-loop runs of 4. (hot key, then per user), with the pdps' history phase timings from /metrics;
-//        BENCH_PDP_MAIN=<other build's dist/main.js> runs another pdp build the same way (side-by-side comparisons).
+//        --preload records n events of the hot action earlier today first (a day's traffic: what a recount costs);
+//        BENCH_PDP_MAIN=<other build's dist/main.js> runs another pdp build the same way (side-by-side comparisons);
+//        BENCH_PDP_RESYNC_MS=<ms> sets the pdps' periodic resync (PDP_RESYNC_INTERVAL_MS; 30 s by default);
+//        BENCH_DEPLOY_EVERY_MS=<ms> deploys a policy of another action that often during the runs (new revisions).
 //
 // Everything runs on the machine's PostgreSQL and NATS; the stack, its database and NATS stream are removed afterwards.
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -224,6 +227,66 @@ function sampleBackends(databaseUrl, database, everyMs = 20) {
   };
 }
 
+/** Records `count` events of `action` spread over today before now, as a day's traffic would have (no keys). */
+async function preloadEvents(databaseUrl, action, count) {
+  const { Client } = lib.require('pg');
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const now = Date.now();
+    const dayStart = now - (now % 86_400_000);
+    lib.log(`recording ${count} events of ${action} earlier today`);
+    await client.query(
+      `INSERT INTO pdp.history_events (action, solution, occurred_at, revision, keys)
+       SELECT $1, $2, $3::bigint + (g * ($4::bigint - $3::bigint - 60000) / $5::bigint), 1, ARRAY[]::text[] FROM generate_series(0, $5::bigint - 1) g`,
+      [action, S, dayStart, now, count],
+    );
+    await client.query('ANALYZE pdp.history_events');
+  } finally {
+    await client.end();
+  }
+}
+
+/** What one count of the action's events of today costs when asked of its rows (a replica's count it does not know). */
+async function recountCost(databaseUrl, action) {
+  const { Client } = lib.require('pg');
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const dayStart = Date.now() - (Date.now() % 86_400_000);
+    const count = () => client.query('SELECT count(*)::int AS n FROM pdp.history_events e WHERE e.action = $1 AND e.occurred_at >= $2', [action, dayStart]);
+    await count();
+    const started = performance.now();
+    const rows = (await count()).rows[0].n;
+    return { rows, ms: performance.now() - started };
+  } finally {
+    await client.end();
+  }
+}
+
+let churned = 0;
+/** Deploys a pure policy of a new action every `everyMs` until `stop()`, which resolves how many were deployed. */
+function deployMeanwhile(core, everyMs) {
+  let running = true;
+  let deployed = 0;
+  const loop = (async () => {
+    while (running) {
+      const policy = `churn${churned++}`;
+      await lib.addPolicy(core, lib.maskPolicy(policy, policy));
+      await lib.changePolicy(core, lib.policyId(policy), 'deploy');
+      deployed += 1;
+      await lib.sleep(everyMs);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return deployed;
+    },
+  };
+}
+
 /** Deploys the two open-loop policies: `hotkey` (whole-action count) and `peruser` (per-user count). */
 const OPEN_LOOP_POLICIES = [
   [actionLimitPolicy('hotkey', 'hotkey'), 'hotkey'],
@@ -234,7 +297,7 @@ const OPEN_LOOP_POLICIES = [
  * The open-loop runs: at `rate`/s for `seconds` each, the hot key then per user (64 users), with the history
  * phases the pdps measured meanwhile.
  */
-async function openLoopRuns(core, pdps, headers, { rate, seconds }) {
+async function openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs }) {
   const runs = [];
   for (const [label, action] of [
     ['one action, whole-action count (hot key)', 'hotkey'],
@@ -243,12 +306,15 @@ async function openLoopRuns(core, pdps, headers, { rate, seconds }) {
     lib.log(`open loop: ${label}, ${rate}/s over ${pdps.length} replicas, ${seconds} s`);
     const before = await historyPhases(core, pdps);
     const sampler = sampleBackends(core.database.url, core.database.name);
+    const churn = deployEveryMs ? deployMeanwhile(core, deployEveryMs) : undefined;
     const result = await openLoop(pdps, headers, bodies(action, 64), { rate, seconds, title: action });
+    const deployed = await churn?.stop();
+    if (deployed !== undefined) lib.log(`  ${deployed} policies of other actions deployed meanwhile`);
     const backends = await sampler.stop();
     const phases = phaseRows(before, await historyPhases(core, pdps));
     lib.log(
       `  achieved ${lib.fmt(result.achievedPerSecond)}/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms ` +
-        `(generator's own send lag p99 ${result.sendLag.p99} ms; ${result.bad} bad)`,
+        `(generator's own send lag p99 ${result.sendLag.p99} ms; ${result.bad} bad: ${result.errors} errors, status ${JSON.stringify(result.statusCodes)})`,
     );
     runs.push({ label, action, result, phases, backends });
   }
@@ -292,14 +358,23 @@ async function runOpenLoopOnly(options) {
       await lib.addPolicy(core, xml);
       revision = (await lib.changePolicy(core, lib.policyId(policy), 'deploy')).revision;
     }
+    const pdpEnv = {
+      ...(process.env.BENCH_PDP_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_PDP_LOG_LEVEL } : {}),
+      ...(process.env.BENCH_PDP_RESYNC_MS ? { PDP_RESYNC_INTERVAL_MS: process.env.BENCH_PDP_RESYNC_MS } : {}),
+    };
     const pdps = [];
-    for (let i = 0; i < replicas; i++) pdps.push(await core.startPdp({ label: `pdp-open-${i}` }, process.env.BENCH_PDP_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_PDP_LOG_LEVEL } : {}));
+    for (let i = 0; i < replicas; i++) pdps.push(await core.startPdp({ label: `pdp-open-${i}` }, pdpEnv));
+    // After the pdps: they create the schema. They know no counts yet, as after a start.
+    if (options.preload) await preloadEvents(core.database.url, `urn:action:${S}:hotkey`, options.preload);
     for (const pdp of pdps) await lib.decide(core, pdp, 'hotkey', { minRevision: revision, body: bodies('hotkey', 1)[0] });
     const headers = { Authorization: `Bearer ${core.token}`, 'Content-Type': 'application/json' };
     lib.log('warm-up (open loop, 2 s each)');
     await openLoop(pdps, headers, bodies('hotkey', 64), { rate, seconds: 2, title: 'warm-hotkey' });
     await openLoop(pdps, headers, bodies('peruser', 64), { rate, seconds: 2, title: 'warm-peruser' });
-    const runs = await openLoopRuns(core, pdps, headers, { rate, seconds });
+    const deployEveryMs = Number(process.env.BENCH_DEPLOY_EVERY_MS ?? 0) || undefined;
+    const runs = await openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs });
+    const recount = await recountCost(core.database.url, `urn:action:${S}:hotkey`);
+    lib.log(`  counting the hot action's events of today from its rows: ${recount.rows} rows, ${lib.fmt(recount.ms)} ms`);
     const build = process.env.BENCH_PDP_MAIN ? `pdp build ${process.env.BENCH_PDP_MAIN}` : 'this build';
     return {
       name,
@@ -307,9 +382,12 @@ async function runOpenLoopOnly(options) {
       tables: [{ caption: `open loop, ${seconds} s each, latency from each request's due moment`, header: OPEN_LOOP_HEADER, rows: runs.map(openLoopRow) }, ...phaseTables(runs)],
       targets: runs.map((run) => lib.target(`history p99 at a fixed ${rate}/s, ${run.label}, ${replicas} replicas`, `${run.result.latency.p99} ms`, '≤ 5 ms', run.result.latency.p99 <= 5 && run.result.bad === 0)),
       notes: [
+        `counting the hot action's events of today from its rows (what a replica does for a count it does not know): ${recount.rows} rows, ${lib.fmt(recount.ms)} ms` +
+          (process.env.BENCH_PDP_RESYNC_MS ? `; pdps resynced every ${process.env.BENCH_PDP_RESYNC_MS} ms` : '') +
+          (deployEveryMs ? `; a policy of another action deployed every ${deployEveryMs} ms during the runs` : ''),
         `load average ${loadavg().map((v) => lib.fmt(v, 1)).join(' / ')} on ${cpus().length} cores at the end; the generator's own send lag is part of the latencies.`,
       ],
-      figures: { rate, seconds, replicas, runs: runs.map(({ label, result, phases, backends }) => ({ label, result, phases, backends })) },
+      figures: { rate, seconds, replicas, recount, runs: runs.map(({ label, result, phases, backends }) => ({ label, result, phases, backends })) },
     };
   } finally {
     await core.stop();

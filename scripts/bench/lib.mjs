@@ -743,9 +743,10 @@ export function parseOptions(argv) {
     else if (arg === '--only') options.only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (arg.startsWith('--only=')) options.only = arg.slice(7).split(',').filter(Boolean);
     else if (arg === '--json') options.json = argv[++i];
-    // history's open-loop mode (scripts/bench/history.mjs): decisions per second, seconds per run, pdp replicas.
+    // history's open-loop mode (scripts/bench/history.mjs): decisions per second, seconds per run, pdp replicas,
+    // events of today recorded beforehand.
     else if (arg === '--open-loop') options.openLoop = true;
-    else if (['--rate', '--seconds', '--replicas'].includes(arg)) {
+    else if (['--rate', '--seconds', '--replicas', '--preload'].includes(arg)) {
       const value = Number(argv[++i]);
       if (!(value > 0)) throw new Error(`\`${arg}\` needs a positive number`);
       options[arg.slice(2)] = value;
