@@ -17,6 +17,7 @@
 //   node scripts/bench/history.mjs --open-loop [--rate 1000] [--seconds 10] [--replicas 3] [--preload n]
 //        only the open-loop runs of 4. (hot key, then per user), with the pdps' history phase timings from /metrics;
 //        --preload records n events of the hot action earlier today first (a day's traffic: what a recount costs);
+//        --policies n deploys n pure policies of other actions beside (what the pdps' periodic snapshots carry);
 //        BENCH_PDP_MAIN=<other build's dist/main.js> runs another pdp build the same way (side-by-side comparisons);
 //        BENCH_PDP_RESYNC_MS=<ms> sets the pdps' periodic resync (PDP_RESYNC_INTERVAL_MS; 30 s by default);
 //        BENCH_DEPLOY_EVERY_MS=<ms> deploys a policy of another action that often during the runs (new revisions).
@@ -358,6 +359,10 @@ async function runOpenLoopOnly(options) {
       await lib.addPolicy(core, xml);
       revision = (await lib.changePolicy(core, lib.policyId(policy), 'deploy')).revision;
     }
+    if (options.policies) {
+      lib.log(`deploying ${options.policies} pure policies of other actions`);
+      revision = Math.max(revision, (await lib.loadPolicies(core, { count: options.policies })).lastRevision);
+    }
     const pdpEnv = {
       ...(process.env.BENCH_PDP_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_PDP_LOG_LEVEL } : {}),
       ...(process.env.BENCH_PDP_RESYNC_MS ? { PDP_RESYNC_INTERVAL_MS: process.env.BENCH_PDP_RESYNC_MS } : {}),
@@ -384,7 +389,8 @@ async function runOpenLoopOnly(options) {
       notes: [
         `counting the hot action's events of today from its rows (what a replica does for a count it does not know): ${recount.rows} rows, ${lib.fmt(recount.ms)} ms` +
           (process.env.BENCH_PDP_RESYNC_MS ? `; pdps resynced every ${process.env.BENCH_PDP_RESYNC_MS} ms` : '') +
-          (deployEveryMs ? `; a policy of another action deployed every ${deployEveryMs} ms during the runs` : ''),
+          (deployEveryMs ? `; a policy of another action deployed every ${deployEveryMs} ms during the runs` : '') +
+          (options.policies ? `; ${options.policies} pure policies of other actions deployed beside` : ''),
         `load average ${loadavg().map((v) => lib.fmt(v, 1)).join(' / ')} on ${cpus().length} cores at the end; the generator's own send lag is part of the latencies.`,
       ],
       figures: { rate, seconds, replicas, recount, runs: runs.map(({ label, result, phases, backends }) => ({ label, result, phases, backends })) },
