@@ -226,6 +226,21 @@ describe('group recording of history decisions', () => {
     expect((await main().query('SELECT 1 FROM pdp.history_events')).rowCount).toBe(90);
   });
 
+  it('never lets "at most 5" be exceeded while replicas change between policy sets that plan the action alike', async () => {
+    // Every decision comes with a plan object of its own, as if each replica activated a new set each time; one
+    // span for all, so that counts are remembered and brought forward across those sets.
+    const from = Date.now() - 60_000;
+    const allowed = await Promise.all(
+      Array.from({ length: 90 }, async (_, i) => {
+        const event = await record(replica(i), 'u', Date.now(), ACT, plan(ACT));
+        const [count] = await event.history.count(byUser(ACT, 'u'), [{ from, to: event.at + 1 }]);
+        return count !== undefined && count <= 5 && (await event.durable);
+      }),
+    );
+    expect(allowed.filter(Boolean)).toHaveLength(5);
+    expect((await main().query('SELECT 1 FROM pdp.history_events')).rowCount).toBe(90);
+  });
+
   it('records in order of arrival at times that never go back, whatever the clocks of the replicas say', async () => {
     const early = await record(replica(0), 'a', T0);
     const behind = await record(replica(1), 'a', T0 - 5000);
