@@ -8,7 +8,19 @@
 //   3. the time a PIP answered from its ttl cache adds to a decision, in-process (engine + the pdp's resolver, built) —
 //      target ≤ 20 µs; and, informational, the pdp's CPU time per request over HTTP with and without that PIP.
 //
+//   4. (issue 26) the latency a PEP sees at a fixed rate, open loop (scripts/bench/open-loop.mjs: each request timed
+//      from the moment it was due, so queueing cannot hide): one action counted as a whole ("at most N today" over
+//      every event of the action: one hot key) and per user — target p99 ≤ 5 ms at 1,000/s over 3 replicas; beside
+//      it, flat out on the whole-action count (≥ 4,000/s) and its exactness (a limit of N allows exactly N).
+//
 //   node scripts/bench/history.mjs [--quick]        (build first: npx turbo run build)
+//   node scripts/bench/history.mjs --open-loop [--rate 1000] [--seconds 10] [--replicas 3] [--preload n]
+//        only the open-loop runs of 4. (hot key, then per user), with the pdps' history phase timings from /metrics;
+//        --preload records n events of the hot action earlier today first (a day's traffic: what a recount costs);
+//        --policies n deploys n pure policies of other actions beside (what the pdps' periodic snapshots carry);
+//        BENCH_PDP_MAIN=<other build's dist/main.js> runs another pdp build the same way (side-by-side comparisons);
+//        BENCH_PDP_RESYNC_MS=<ms> sets the pdps' periodic resync (PDP_RESYNC_INTERVAL_MS; 30 s by default);
+//        BENCH_DEPLOY_EVERY_MS=<ms> deploys a policy of another action that often during the runs (new revisions).
 //
 // Everything runs on the machine's PostgreSQL and NATS; the stack, its database and NATS stream are removed afterwards.
 import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
@@ -35,6 +47,15 @@ const limitPolicy = (name, action, limit = 1_000_000_000) => `<policy ${NS} id="
     <if><greater><count><eventOccurrence event="urn:action:${S}:${action}">
           <parameter:string name="user" jsonPathQuery="$.id"><event:string eventParameter="user" jsonPathQuery="$.id" default=""/></parameter:string>
         </eventOccurrence><when fixedTime="today"/></count><constant:number value="${limit}"/></greater>
+      <then><inhibit reason="daily limit"/></then></if>
+    <else><allow/></else>
+  </mechanism>
+</policy>`;
+
+/** "At most `limit` today" counted over the whole action, whoever the user: every decision asks the same count. */
+const actionLimitPolicy = (name, action, limit = 1_000_000_000) => `<policy ${NS} id="${lib.policyId(name)}">
+  <mechanism event="urn:action:${S}:${action}">
+    <if><greater><count><eventOccurrence event="urn:action:${S}:${action}"/><when fixedTime="today"/></count><constant:number value="${limit}"/></greater>
       <then><inhibit reason="daily limit"/></then></if>
     <else><allow/></else>
   </mechanism>
@@ -112,6 +133,271 @@ async function acrossReplicas(pdps, headers, requestBodies, { connections, durat
     p99: Math.max(...runs.map((run) => run.latency.p99)),
     perReplicaP99: runs.map((run) => run.latency.p99),
   };
+}
+
+/**
+ * Open loop (scripts/bench/open-loop.mjs, its own process): `rate` decisions per second round-robin over the
+ * replicas for `seconds`, each timed from the moment it was due. Every answer must be a 200 allowing the event.
+ */
+async function openLoop(pdps, headers, requestBodies, { rate, seconds, title }) {
+  const options = { urls: pdps.map((pdp) => `${pdp.url}/event`), headers, bodies: requestBodies, rate, seconds, title, expect: 'allowed' };
+  const proc = lib.spawnNode(path.join(lib.BENCH_DIR, 'open-loop.mjs'), { args: [JSON.stringify(options)], stdout: 'pipe', label: `open-loop-${title}` });
+  const stop = lib.onCleanup(() => proc.kill());
+  const chunks = [];
+  proc.child.stdout.on('data', (chunk) => chunks.push(chunk));
+  const code = await proc.exited;
+  await stop();
+  const line = Buffer.concat(chunks).toString('utf8').trim().split('\n').filter((l) => l.startsWith('{')).pop();
+  if (code !== 0 || !line) throw new Error(`open-loop generator failed (${code}): ${proc.tail().slice(-2000)}`);
+  const result = JSON.parse(line);
+  return { ...result, bad: result.non2xx + result.errors + result.unexpected };
+}
+
+/** The pdps' history phase histograms (pdp_history_phase_seconds) summed over replicas: {phase: {count, sum, buckets}}. */
+async function historyPhases(core, pdps) {
+  const phases = {};
+  for (const pdp of pdps) {
+    const answer = await lib.request('GET', `${pdp.url}/metrics`, { headers: { Authorization: `Bearer ${core.token}` } });
+    if (answer.status !== 200) continue;
+    for (const line of answer.text.split('\n')) {
+      const match = /^(?:\w+_)?history_phase_seconds_(bucket|sum|count)\{([^}]*)\} ([\d.e+-]+|\+Inf)$/.exec(line);
+      if (!match) continue;
+      const labels = Object.fromEntries([...match[2].matchAll(/(\w+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
+      const entry = (phases[labels.phase] ??= { count: 0, sum: 0, buckets: new Map() });
+      const value = Number(match[3]);
+      if (match[1] === 'count') entry.count += value;
+      else if (match[1] === 'sum') entry.sum += value;
+      else entry.buckets.set(labels.le, (entry.buckets.get(labels.le) ?? 0) + value);
+    }
+  }
+  return phases;
+}
+
+/** The difference of two historyPhases readings, as table rows: phase, count, mean ms, and the bucket bounding p99. */
+function phaseRows(before, after) {
+  return Object.keys(after)
+    .sort()
+    .map((phase) => {
+      const a = after[phase];
+      const b = before[phase] ?? { count: 0, sum: 0, buckets: new Map() };
+      const count = a.count - b.count;
+      const bounds = [...a.buckets.keys()].sort((x, y) => (x === '+Inf' ? 1 : y === '+Inf' ? -1 : Number(x) - Number(y)));
+      const p99 = bounds.find((le) => a.buckets.get(le) - (b.buckets.get(le) ?? 0) >= 0.99 * count);
+      const p99Text = p99 === undefined ? '–' : p99 === '+Inf' ? '> max bucket' : `≤ ${lib.fmt(Number(p99) * 1000, 2)}`;
+      return [phase, String(count), count > 0 ? lib.fmt(((a.sum - b.sum) * 1000) / count, 2) : '–', p99Text];
+    })
+    .filter((row) => row[1] !== '0');
+}
+
+/**
+ * Samples what the database's backends are doing every `everyMs` (pg_stat_activity): active on a CPU, waiting for a
+ * lock (Lock:advisory = the action lock), for the WAL (IO:WALSync, LWLock:WALWrite), or idle. `stop()` resolves the
+ * share of samples per state, busiest first.
+ */
+function sampleBackends(databaseUrl, database, everyMs = 20) {
+  const { Client } = lib.require('pg');
+  const client = new Client({ connectionString: databaseUrl });
+  const tally = new Map();
+  let samples = 0;
+  let running = true;
+  const loop = (async () => {
+    await client.connect();
+    while (running) {
+      const rows = (
+        await client.query(
+          "SELECT state, wait_event_type, wait_event FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid() AND backend_type = 'client backend'",
+          [database],
+        )
+      ).rows;
+      samples += 1;
+      for (const row of rows) {
+        if (row.state === 'idle') continue;
+        const key = `${row.state}${row.wait_event_type ? ` — ${row.wait_event_type}:${row.wait_event}` : ' — on CPU'}`;
+        tally.set(key, (tally.get(key) ?? 0) + 1);
+      }
+      await lib.sleep(everyMs);
+    }
+    await client.end();
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return [...tally].sort((a, b) => b[1] - a[1]).map(([state, n]) => [state, lib.fmt(n / Math.max(1, samples), 2)]);
+    },
+  };
+}
+
+/** Records `count` events of `action` spread over today before now, as a day's traffic would have (no keys). */
+async function preloadEvents(databaseUrl, action, count) {
+  const { Client } = lib.require('pg');
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const now = Date.now();
+    const dayStart = now - (now % 86_400_000);
+    lib.log(`recording ${count} events of ${action} earlier today`);
+    await client.query(
+      `INSERT INTO pdp.history_events (action, solution, occurred_at, revision, keys)
+       SELECT $1, $2, $3::bigint + (g * ($4::bigint - $3::bigint - 60000) / $5::bigint), 1, ARRAY[]::text[] FROM generate_series(0, $5::bigint - 1) g`,
+      [action, S, dayStart, now, count],
+    );
+    await client.query('ANALYZE pdp.history_events');
+  } finally {
+    await client.end();
+  }
+}
+
+/** What one count of the action's events of today costs when asked of its rows (a replica's count it does not know). */
+async function recountCost(databaseUrl, action) {
+  const { Client } = lib.require('pg');
+  const client = new Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const dayStart = Date.now() - (Date.now() % 86_400_000);
+    const count = () => client.query('SELECT count(*)::int AS n FROM pdp.history_events e WHERE e.action = $1 AND e.occurred_at >= $2', [action, dayStart]);
+    await count();
+    const started = performance.now();
+    const rows = (await count()).rows[0].n;
+    return { rows, ms: performance.now() - started };
+  } finally {
+    await client.end();
+  }
+}
+
+let churned = 0;
+/** Deploys a pure policy of a new action every `everyMs` until `stop()`, which resolves how many were deployed. */
+function deployMeanwhile(core, everyMs) {
+  let running = true;
+  let deployed = 0;
+  const loop = (async () => {
+    while (running) {
+      const policy = `churn${churned++}`;
+      await lib.addPolicy(core, lib.maskPolicy(policy, policy));
+      await lib.changePolicy(core, lib.policyId(policy), 'deploy');
+      deployed += 1;
+      await lib.sleep(everyMs);
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return deployed;
+    },
+  };
+}
+
+/** Deploys the two open-loop policies: `hotkey` (whole-action count) and `peruser` (per-user count). */
+const OPEN_LOOP_POLICIES = [
+  [actionLimitPolicy('hotkey', 'hotkey'), 'hotkey'],
+  [limitPolicy('peruser', 'peruser'), 'peruser'],
+];
+
+/**
+ * The open-loop runs: at `rate`/s for `seconds` each, the hot key then per user (64 users), with the history
+ * phases the pdps measured meanwhile.
+ */
+async function openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs }) {
+  const runs = [];
+  for (const [label, action] of [
+    ['one action, whole-action count (hot key)', 'hotkey'],
+    ['one action, per-user counts (64 users)', 'peruser'],
+  ]) {
+    lib.log(`open loop: ${label}, ${rate}/s over ${pdps.length} replicas, ${seconds} s`);
+    const before = await historyPhases(core, pdps);
+    const sampler = sampleBackends(core.database.url, core.database.name);
+    const churn = deployEveryMs ? deployMeanwhile(core, deployEveryMs) : undefined;
+    const result = await openLoop(pdps, headers, bodies(action, 64), { rate, seconds, title: action });
+    const deployed = await churn?.stop();
+    if (deployed !== undefined) lib.log(`  ${deployed} policies of other actions deployed meanwhile`);
+    const backends = await sampler.stop();
+    const phases = phaseRows(before, await historyPhases(core, pdps));
+    lib.log(
+      `  achieved ${lib.fmt(result.achievedPerSecond)}/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms ` +
+        `(generator's own send lag p99 ${result.sendLag.p99} ms; ${result.bad} bad: ${result.errors} errors, status ${JSON.stringify(result.statusCodes)})`,
+    );
+    runs.push({ label, action, result, phases, backends });
+  }
+  return runs;
+}
+
+const openLoopRow = (run) => [
+  `open loop ${run.result.rate}/s, ${run.label}`,
+  lib.fmt(run.result.achievedPerSecond),
+  String(run.result.latency.p50),
+  String(run.result.latency.p99),
+  String(run.result.latency.max),
+  String(run.result.sendLag.p99),
+];
+const OPEN_LOOP_HEADER = ['traffic', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'generator lag p99 ms'];
+const phaseTables = (runs) =>
+  runs
+    .filter((run) => run.phases.length > 0)
+    .map((run) => ({
+      caption: `history phases inside the pdps during "${run.label}" (pdp_history_phase_seconds, all replicas)`,
+      header: ['phase', 'count', 'mean ms', 'p99 ms (bucket)'],
+      rows: run.phases,
+    }))
+    .concat(
+      runs.map((run) => ({
+        caption: `PostgreSQL backends of the benchmark's database during "${run.label}": mean number in each state (pg_stat_activity every 20 ms)`,
+        header: ['state — wait event', 'mean backends'],
+        rows: run.backends,
+      })),
+    );
+
+/** `--open-loop`: only the open-loop runs, on a stack of their own (for comparing pdp builds back to back). */
+async function runOpenLoopOnly(options) {
+  const rate = options.rate ?? 1000;
+  const seconds = options.seconds ?? (options.quick ? 3 : 10);
+  const replicas = options.replicas ?? REPLICAS;
+  const core = await lib.startCore({ label: 'history_open' });
+  try {
+    let revision = 0;
+    for (const [xml, policy] of OPEN_LOOP_POLICIES) {
+      await lib.addPolicy(core, xml);
+      revision = (await lib.changePolicy(core, lib.policyId(policy), 'deploy')).revision;
+    }
+    if (options.policies) {
+      lib.log(`deploying ${options.policies} pure policies of other actions`);
+      revision = Math.max(revision, (await lib.loadPolicies(core, { count: options.policies })).lastRevision);
+    }
+    const pdpEnv = {
+      ...(process.env.BENCH_PDP_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_PDP_LOG_LEVEL } : {}),
+      ...(process.env.BENCH_PDP_RESYNC_MS ? { PDP_RESYNC_INTERVAL_MS: process.env.BENCH_PDP_RESYNC_MS } : {}),
+    };
+    const pdps = [];
+    for (let i = 0; i < replicas; i++) pdps.push(await core.startPdp({ label: `pdp-open-${i}` }, pdpEnv));
+    // After the pdps: they create the schema. They know no counts yet, as after a start.
+    if (options.preload) await preloadEvents(core.database.url, `urn:action:${S}:hotkey`, options.preload);
+    for (const pdp of pdps) await lib.decide(core, pdp, 'hotkey', { minRevision: revision, body: bodies('hotkey', 1)[0] });
+    const headers = { Authorization: `Bearer ${core.token}`, 'Content-Type': 'application/json' };
+    lib.log('warm-up (open loop, 2 s each)');
+    await openLoop(pdps, headers, bodies('hotkey', 64), { rate, seconds: 2, title: 'warm-hotkey' });
+    await openLoop(pdps, headers, bodies('peruser', 64), { rate, seconds: 2, title: 'warm-peruser' });
+    const deployEveryMs = Number(process.env.BENCH_DEPLOY_EVERY_MS ?? 0) || undefined;
+    const runs = await openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs });
+    const recount = await recountCost(core.database.url, `urn:action:${S}:hotkey`);
+    lib.log(`  counting the hot action's events of today from its rows: ${recount.rows} rows, ${lib.fmt(recount.ms)} ms`);
+    const build = process.env.BENCH_PDP_MAIN ? `pdp build ${process.env.BENCH_PDP_MAIN}` : 'this build';
+    return {
+      name,
+      title: `History — open loop at ${rate}/s over ${replicas} replicas (${build})`,
+      tables: [{ caption: `open loop, ${seconds} s each, latency from each request's due moment`, header: OPEN_LOOP_HEADER, rows: runs.map(openLoopRow) }, ...phaseTables(runs)],
+      targets: runs.map((run) => lib.target(`history p99 at a fixed ${rate}/s, ${run.label}, ${replicas} replicas`, `${run.result.latency.p99} ms`, '≤ 5 ms', run.result.latency.p99 <= 5 && run.result.bad === 0)),
+      notes: [
+        `counting the hot action's events of today from its rows (what a replica does for a count it does not know): ${recount.rows} rows, ${lib.fmt(recount.ms)} ms` +
+          (process.env.BENCH_PDP_RESYNC_MS ? `; pdps resynced every ${process.env.BENCH_PDP_RESYNC_MS} ms` : '') +
+          (deployEveryMs ? `; a policy of another action deployed every ${deployEveryMs} ms during the runs` : '') +
+          (options.policies ? `; ${options.policies} pure policies of other actions deployed beside` : ''),
+        `load average ${loadavg().map((v) => lib.fmt(v, 1)).join(' / ')} on ${cpus().length} cores at the end; the generator's own send lag is part of the latencies.`,
+      ],
+      figures: { rate, seconds, replicas, recount, runs: runs.map(({ label, result, phases, backends }) => ({ label, result, phases, backends })) },
+    };
+  } finally {
+    await core.stop();
+  }
 }
 
 /**
@@ -314,6 +600,7 @@ async function pipCacheAddedMicros(quick) {
 }
 
 export async function run(options = {}) {
+  if (options.openLoop) return runOpenLoopOnly(options);
   const quick = Boolean(options.quick);
   const duration = quick ? 3 : 10;
   const notes = [];
@@ -334,6 +621,8 @@ export async function run(options = {}) {
     const policies = [
       [limitPolicy('hot', 'hot'), 'hot'],
       [limitPolicy('limited', 'limited', LIMIT), 'limited'],
+      ...OPEN_LOOP_POLICIES,
+      [actionLimitPolicy('hotlimit', 'hotlimit', LIMIT), 'hotlimit'],
       ...Array.from({ length: SPREAD_ACTIONS }, (_, i) => [limitPolicy(`spread${i}`, `spread${i}`), `spread${i}`]),
       [lib.maskPolicy('pure', 'pure'), 'pure'],
       [rolePolicy('pip', 'pip', true), 'pip'],
@@ -398,6 +687,14 @@ export async function run(options = {}) {
     lib.log(`exactness: ${LIMIT_REQUESTS} decisions of one user limited to ${LIMIT} a day, ${CONNECTIONS} at a time over ${REPLICAS} replicas`);
     const exact = await limitExactness(core, pdps, 'limited');
     lib.log(`  allowed ${exact.allowed}, inhibited ${exact.inhibited}, failed ${exact.failed}, recorded ${exact.recorded}`);
+    const rate = options.rate ?? 1000;
+    const openRuns = await openLoopRuns(core, pdps, headers, { rate, seconds: duration });
+    lib.log(`history decisions, whole-action count (hot key), ${CONNECTIONS} connections over ${REPLICAS} replicas, ${duration} s`);
+    const hotKey = await acrossReplicas(pdps, headers, bodies('hotkey', 64), { connections: CONNECTIONS, duration, title: 'hotkey' });
+    lib.log(`  ${lib.fmt(hotKey.rps)} req/s, p50 ${hotKey.p50} ms, p99 ${hotKey.p99} ms`);
+    lib.log(`exactness: ${LIMIT_REQUESTS} decisions on an action limited to ${LIMIT} a day as a whole, ${CONNECTIONS} at a time over ${REPLICAS} replicas`);
+    const exactHotKey = await limitExactness(core, pdps, 'hotlimit');
+    lib.log(`  allowed ${exactHotKey.allowed}, inhibited ${exactHotKey.inhibited}, failed ${exactHotKey.failed}, recorded ${exactHotKey.recorded}`);
     const spreadBodies = Array.from({ length: SPREAD_ACTIONS }, (_, i) => bodies(`spread${i}`, 4)).flat();
     lib.log(`history decisions over ${SPREAD_ACTIONS} actions, ${CONNECTIONS} connections over ${REPLICAS} replicas, ${duration} s`);
     const spread = await acrossReplicas(pdps, headers, spreadBodies, { connections: CONNECTIONS, duration, title: 'spread' });
@@ -451,7 +748,7 @@ export async function run(options = {}) {
         notes.push(`CPU profile: ${path.join(profileDir, file)}`);
       } else notes.push(`no CPU profile was written in ${profileDir}`);
     }
-    const failures = inProcessGroup.failed + exact.failed + hot.bad + hotAsync.bad + spread.bad + pureAlone.bad + pureBusy.bad + background.bad + constantHttp.bad + pipHttp.bad;
+    const failures = inProcessGroup.failed + exact.failed + exactHotKey.failed + hotKey.bad + openRuns.reduce((sum, run) => sum + run.result.bad, 0) + hot.bad + hotAsync.bad + spread.bad + pureAlone.bad + pureBusy.bad + background.bad + constantHttp.bad + pipHttp.bad;
     if (failures > 0) notes.push(`${failures} requests failed or timed out during the runs (see the per-run logs above).`);
     const pureRatio = pureBusy.p99 / Math.max(0.001, pureAlone.p99);
     notes.push(
@@ -491,6 +788,15 @@ export async function run(options = {}) {
             ['(history beside pure)', lib.fmt(background.rps), background.p50, background.p99],
           ],
         },
+        {
+          caption: `issue 26: open loop over ${REPLICAS} replicas, ${duration} s each, latency from each request's due moment; beside it the whole-action count flat out`,
+          header: OPEN_LOOP_HEADER,
+          rows: [
+            ...openRuns.map(openLoopRow),
+            [`flat out, whole-action count, ${CONNECTIONS} connections (closed loop)`, lib.fmt(hotKey.rps), String(hotKey.p50), String(hotKey.p99), '', ''],
+          ],
+        },
+        ...phaseTables(openRuns),
         ...profileTables,
       ],
       targets: [
@@ -508,12 +814,36 @@ export async function run(options = {}) {
           `exactly ${LIMIT}`,
           exact.allowed === LIMIT && exact.recorded === LIMIT_REQUESTS && exact.failed === 0,
         ),
+        lib.target(
+          `issue 26: history p99 at a fixed ${rate}/s (open loop), one action counted as a whole, ${REPLICAS} replicas`,
+          `${openRuns[0].result.latency.p99} ms (floor p99 ${lib.fmt(floor.p99)} ms)`,
+          '≤ 5 ms',
+          openRuns[0].result.latency.p99 <= 5 && openRuns[0].result.bad === 0,
+        ),
+        lib.target(
+          `issue 26: history p99 at a fixed ${rate}/s (open loop), per-user counts, ${REPLICAS} replicas`,
+          `${openRuns[1].result.latency.p99} ms`,
+          'info',
+          undefined,
+        ),
+        lib.target(
+          'issue 26: history decisions/s flat out, one action counted as a whole, 50 clients / 3 replicas',
+          `${lib.fmt(hotKey.rps)} (${lib.fmt(hotKey.rps / floor.perSecond)}× the 1-client floor)`,
+          '≥ 4,000',
+          hotKey.rps >= 4000 && hotKey.bad === 0,
+        ),
+        lib.target(
+          `issue 26: allowed of ${LIMIT_REQUESTS} concurrent decisions, action limited to ${LIMIT} as a whole`,
+          `${exactHotKey.allowed} (recorded ${exactHotKey.recorded}, failed ${exactHotKey.failed})`,
+          `exactly ${LIMIT}`,
+          exactHotKey.allowed === LIMIT && exactHotKey.recorded === LIMIT_REQUESTS && exactHotKey.failed === 0,
+        ),
         lib.target(`history p99, ${SPREAD_ACTIONS} actions, 50 clients / 3 replicas`, `${spread.p99} ms`, '≤ 5 ms', spread.p99 <= 5),
         lib.target('pure p99 beside history / alone', `${lib.fmt(pureRatio)}×`, '≤ 1.10×', pureRatio <= 1.1),
         lib.target('PIP ttl cache hit, added time per decision', `${lib.fmt(inProcess.added, 2)} µs`, '≤ 20 µs', inProcess.added <= 20),
       ],
       notes,
-      figures: { floor, inProcessGroup, hotCpu, exact, hot, hotAsync, spread, pureAlone, pureBusy, background, inProcess, constantHttp, pipHttp },
+      figures: { floor, inProcessGroup, hotCpu, exact, exactHotKey, hotKey, openRuns, hot, hotAsync, spread, pureAlone, pureBusy, background, inProcess, constantHttp, pipHttp },
     };
   } finally {
     await core.stop();

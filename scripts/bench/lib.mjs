@@ -753,6 +753,14 @@ export function parseOptions(argv) {
     else if (arg === '--only') options.only = (argv[++i] ?? '').split(',').filter(Boolean);
     else if (arg.startsWith('--only=')) options.only = arg.slice(7).split(',').filter(Boolean);
     else if (arg === '--json') options.json = argv[++i];
+    // history's open-loop mode (scripts/bench/history.mjs): decisions per second, seconds per run, pdp replicas,
+    // events of today recorded beforehand, other policies deployed beside.
+    else if (arg === '--open-loop') options.openLoop = true;
+    else if (['--rate', '--seconds', '--replicas', '--preload', '--policies'].includes(arg)) {
+      const value = Number(argv[++i]);
+      if (!(value > 0)) throw new Error(`\`${arg}\` needs a positive number`);
+      options[arg.slice(2)] = value;
+    }
     else if (arg === '--soak') {
       const next = argv[i + 1];
       if (next !== undefined && /^\d+(\.\d+)?$/.test(next)) {

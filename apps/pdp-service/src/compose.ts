@@ -125,7 +125,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     hasher,
     logger,
     synchronousCommit: history.synchronousCommit,
-    metrics: { failures: (op) => metrics.historyFailures.inc({ op }) },
+    metrics: { failures: (op) => metrics.historyFailures.inc({ op }), phase: (phase, seconds) => metrics.historyPhase.observe({ phase }, seconds) },
   });
   // A refused call is counted every time and logged once per URL: a policy asking it on every decision would
   // otherwise fill the log with the same line (the PIP resolver says each one at debug level only).

@@ -22,6 +22,8 @@ export interface PdpMetrics extends ServiceMetrics, FollowerMetrics {
   explains: Counter<'outcome'>;
   historyFailures: Counter<'op'>;
   historyRetentionDeleted: Counter<'kind'>;
+  /** Phases of recorded decisions (history/store.ts, HISTORY_PHASES): where their latency goes. */
+  historyPhase: Histogram<'phase'>;
   pipCalls: Counter<'outcome'>;
   /** PIP and PXP calls the egress policy refused (PDP_CALL_ALLOW), by `call`: pip or pxp. */
   egressRefusals: Counter<'call'>;
@@ -85,6 +87,13 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
       name: 'history_retention_deleted_total',
       help: 'Rows deleted by history retention (events, states, ticks)',
       labelNames: ['kind'],
+      registers,
+    }),
+    historyPhase: new Histogram({
+      name: 'history_phase_seconds',
+      help: 'Phases of recorded decisions by phase: queue (per decision, behind earlier batches of its action in this replica), connect (per batch, pool wait), record (per batch, the recording statement with the wait for the action lock), durable (per batch, commit to disk flush), read (per round trip of counts not known from the batches)',
+      labelNames: ['phase'],
+      buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers,
     }),
     pipCalls: new Counter({

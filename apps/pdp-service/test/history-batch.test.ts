@@ -164,6 +164,45 @@ describe('group recording of history decisions', () => {
     }
   });
 
+  it('keeps what it knows of an action across policy sets that plan it the same way, and starts over when they do not', async () => {
+    const pool = createPool(database.url, log.logger, { max: 4 });
+    const counts: string[] = [];
+    const query = pool.query.bind(pool) as (text: string) => Promise<unknown>;
+    (pool as unknown as { query: (text: string) => Promise<unknown> }).query = (text: string) => {
+      if (text.startsWith('SELECT count')) counts.push(text);
+      return query(text);
+    };
+    const store = new PgHistoryStore({ pool, hasher, logger: log.logger });
+    const recordWith = (actionPlan: ActionPlan, now: number): Promise<RecordedEvent> =>
+      store.batcher.record({ plan: actionPlan, revision: 1, solution: 'acme', keys: hasher.eventKeys(new Map([['user', 'a']]), actionPlan.filters), now });
+    try {
+      const first = await recordWith(plan(ACT), T0);
+      expect(await first.history.count(byUser(ACT, 'a'), [today])).toEqual([1]);
+      expect(counts).toHaveLength(1);
+      // A new set (a periodic resync): a new plan object, the same filters and horizon — no statement, still exact.
+      const again = await recordWith(plan(ACT), T0 + 1);
+      expect(await again.history.count(byUser(ACT, 'a'), [today])).toEqual([2]);
+      expect(counts).toHaveLength(1);
+      // Retention now keeps the action's events for another span: counted again from PostgreSQL.
+      const otherHorizon = await recordWith({ ...plan(ACT), horizonMs: DAY }, T0 + 2);
+      expect(await otherHorizon.history.count(byUser(ACT, 'a'), [today])).toEqual([3]);
+      expect(counts).toHaveLength(2);
+      // Other filters: counted again too.
+      const otherFilters = await recordWith({ ...plan(ACT, [{ name: 'user', path: null }, { name: 'doc', path: null }]), horizonMs: DAY }, T0 + 3);
+      expect(await otherFilters.history.count(byUser(ACT, 'a'), [today])).toEqual([4]);
+      expect(counts).toHaveLength(3);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('inserts keys into their index directly: no pending list whose merge an insert under the action lock would pay', async () => {
+    const index = await main().query<{ options: string[] | null }>(
+      "SELECT c.reloptions AS options FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = 'pdp' AND c.relname = 'history_events_keys_idx'",
+    );
+    expect(index.rows[0]?.options).toContain('fastupdate=off');
+  });
+
   it('forgets what it remembered when the events it knew were deleted', async () => {
     for (let i = 0; i < 3; i++) {
       const event = await record(replica(0), 'a', T0 + i);
@@ -180,6 +219,21 @@ describe('group recording of history decisions', () => {
       Array.from({ length: 90 }, async (_, i) => {
         const event = await record(replica(i), 'u', Date.now());
         const [count] = await event.history.count(byUser(ACT, 'u'), [{ from: event.at - 60_000, to: event.at + 1 }]);
+        return count !== undefined && count <= 5 && (await event.durable);
+      }),
+    );
+    expect(allowed.filter(Boolean)).toHaveLength(5);
+    expect((await main().query('SELECT 1 FROM pdp.history_events')).rowCount).toBe(90);
+  });
+
+  it('never lets "at most 5" be exceeded while replicas change between policy sets that plan the action alike', async () => {
+    // Every decision comes with a plan object of its own, as if each replica activated a new set each time; one
+    // span for all, so that counts are remembered and brought forward across those sets.
+    const from = Date.now() - 60_000;
+    const allowed = await Promise.all(
+      Array.from({ length: 90 }, async (_, i) => {
+        const event = await record(replica(i), 'u', Date.now(), ACT, plan(ACT));
+        const [count] = await event.history.count(byUser(ACT, 'u'), [{ from, to: event.at + 1 }]);
         return count !== undefined && count <= 5 && (await event.durable);
       }),
     );

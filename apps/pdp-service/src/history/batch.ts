@@ -55,6 +55,8 @@ export const CATCH_UP_LIMIT = 10_000;
 
 interface Waiting {
   readonly request: RecordRequest;
+  /** performance.now() when it was queued. */
+  readonly queuedAt: number;
   readonly resolve: (recorded: RecordedEvent) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -101,7 +103,7 @@ export class HistoryBatcher {
         queue = { waiting: [], running: false };
         this.queues.set(key, queue);
       }
-      queue.waiting.push({ request, resolve, reject });
+      queue.waiting.push({ request, queuedAt: performance.now(), resolve, reject });
       if (!queue.running) void this.drain(key, queue);
     });
   }
@@ -136,12 +138,16 @@ export class HistoryBatcher {
     const { action, lockKey } = first.plan;
     const counts = this.countsFor(first.plan);
     const started = performance.now();
+    const phase = this.options.metrics?.phase?.bind(this.options.metrics);
+    if (phase) for (const member of batch) phase('queue', (started - member.queuedAt) / 1000);
     let client: PoolClient;
     try {
       client = await this.options.pool.connect();
     } catch (error) {
       return this.failed(batch, error, action);
     }
+    const connected = performance.now();
+    phase?.('connect', (connected - started) / 1000);
     let rows: RecordedRow[];
     try {
       const since = counts.last;
@@ -158,6 +164,7 @@ export class HistoryBatcher {
       ]);
       rows = result.rows;
       client.release();
+      phase?.('record', (performance.now() - connected) / 1000);
     } catch (error) {
       client.release(error instanceof Error && isConnectionError(error) ? error : undefined);
       return this.failed(batch, error, action);
@@ -166,7 +173,9 @@ export class HistoryBatcher {
     counts.catchUp(events, rows.length < CATCH_UP_LIMIT && rows[0]?.fresh !== true);
     // The batch's own events are the newest: the last `batch.length` rows, in arrival order.
     const own = events.slice(events.length - batch.length);
+    const committed = performance.now();
     const durable = this.options.synchronousCommit ? this.disk.afterCommit() : Promise.resolve(true);
+    if (phase) void durable.then(() => phase('durable', (performance.now() - committed) / 1000));
     this.options.logger.debug({ action, events: batch.length, seen: events.length, ms: Math.round((performance.now() - started) * 100) / 100 }, 'events recorded');
     batch.forEach((member, index) => {
       const event = own[index];
@@ -194,13 +203,27 @@ export class HistoryBatcher {
     return error;
   }
 
-  /** What this replica knows of the plan's action; a new policy set starts over (its filters and spans may differ). */
+  /**
+   * What this replica knows of the plan's action. A new policy set brings new plan objects even when nothing about
+   * the action changed (a periodic resync, a deploy of another policy's action): what was learnt is kept then, since
+   * forgetting it would have every count of the action counted again from its rows, at once. A plan that records
+   * other filters, or lets retention keep its events for another span (a count remembered could then include events
+   * retention deletes), starts over.
+   */
   private countsFor(plan: ActionPlan): ActionCounts {
     let known = this.known.get(plan.action);
-    if (known === undefined || known.plan !== plan) {
+    if (known === undefined || (known.plan !== plan && !samePlan(known.plan, plan))) {
       known = { plan, counts: new ActionCounts() };
       this.known.set(plan.action, known);
-    }
+    } else known.plan = plan;
     return known.counts;
   }
+}
+
+/** Plans of one action that record and hash events the same way. */
+function samePlan(a: ActionPlan, b: ActionPlan): boolean {
+  if (a.action !== b.action || a.lockKey !== b.lockKey || a.horizonMs !== b.horizonMs || a.filters.length !== b.filters.length) return false;
+  const paths = (plan: ActionPlan): string[] => plan.filters.map((filter) => JSON.stringify([filter.name, filter.path])).sort();
+  const left = paths(a);
+  return paths(b).every((path, index) => path === left[index]);
 }

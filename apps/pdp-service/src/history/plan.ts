@@ -19,6 +19,8 @@ export interface ActionPlan {
   readonly filters: readonly FilterPath[];
   /** Advisory lock key of the action (64-bit, as a decimal string). */
   readonly lockKey: string;
+  /** The longest span back a deployed policy can ask of the action's events (HistoryIndex.horizons), when recorded. */
+  readonly horizonMs?: number;
 }
 
 export interface HistoryIndex {
@@ -87,6 +89,7 @@ export function buildHistoryIndex(policies: Iterable<CompiledPolicy>): HistoryIn
         usesHistory: draft?.usesHistory ?? false,
         filters: Object.freeze([...(filters.get(action)?.values() ?? [])]),
         lockKey: actionLockKey(action),
+        ...(horizons.has(action) ? { horizonMs: horizons.get(action) } : {}),
       }),
     );
   }

@@ -62,8 +62,10 @@ export class PoolReads {
   }
 
   private async send(batch: Pending[]): Promise<void> {
+    const started = performance.now();
     try {
       const results = (await this.pool.query(batch.map((entry) => entry.statement).join('; '))) as QueryResult | QueryResult[];
+      this.metrics?.phase?.('read', (performance.now() - started) / 1000);
       const list = Array.isArray(results) ? results : [results];
       batch.forEach((entry, index) => {
         const result = list[index];

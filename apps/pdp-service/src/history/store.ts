@@ -15,7 +15,19 @@ const bound = (value: number): number => (value === -Infinity ? EARLIEST : value
 export interface HistoryStoreMetrics {
   /** Failed history operations by `op` (record, count, occurrence, valueChanged, commit). */
   failures(op: string): void;
+  /** How long a phase of recorded decisions took (HISTORY_PHASES), in seconds: where a decision's latency goes. */
+  phase?(phase: HistoryPhase, seconds: number): void;
 }
+
+/**
+ * The phases of a recorded decision, timed by the batcher: `queue` (per decision) waiting for the batches of its
+ * action before its own in this replica; `connect` (per batch) waiting for a pool connection; `record` (per batch)
+ * the recording statement, with the wait for the action's lock (other replicas' batches) inside it; `durable` (per
+ * batch) from its commit until a disk flush covers it; `read` (per round trip) the reads a count not known from the
+ * batches needs.
+ */
+export const HISTORY_PHASES = ['queue', 'connect', 'record', 'durable', 'read'] as const;
+export type HistoryPhase = (typeof HISTORY_PHASES)[number];
 
 export interface HistoryStoreOptions {
   pool: Pool;
