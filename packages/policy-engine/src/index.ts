@@ -17,10 +17,12 @@ export type {
   MechanismError,
   MechanismExplanation,
   NamedValue,
+  OperandExplanation,
   PipExplanation,
   PlannedExecution,
   PolicySet,
   ValueChangedExplanation,
+  ValueExplanation,
 } from './api';
 export type {
   Clock,
