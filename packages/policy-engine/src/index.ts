@@ -47,3 +47,4 @@ export { outlinePolicy, type BranchOutline, type MechanismOutline, type PolicyOu
 export { loadTimer, TIMER_NAMESPACE, type TimerDocument, type TimerEvent, type TimerLoadOutcome } from './timer/read-timer';
 export { nextFireTime, type FireSchedule } from './timer/fire-times';
 export { timerScheduleDiagnostic } from './timer/schedule-diagnostic';
+export { closestName } from './closest-name';

@@ -26,10 +26,18 @@ export function registerOfflineCommands(program: Command): void {
     .option('--junit <file>', 'also write the results as JUnit XML to this file')
     .option('--coverage', 'report the if/elseif/else branches of each policy that no test reached')
     .option('--verbose', 'print the explanation of each failed test')
-    .action(async (paths: string[], options: { junit?: string; coverage?: boolean; verbose?: boolean }) => {
+    .option('--run <pattern>', 'run only the tests whose name contains this text (case-insensitive) or matches this /regular expression/')
+    .option('--strict', "make a test whose action no mechanism of its file's policies reacts to an error instead of a warning")
+    .action(async (paths: string[], options: { junit?: string; coverage?: boolean; verbose?: boolean; run?: string; strict?: boolean }) => {
       process.exitCode = await runTests(
         paths.length === 0 ? ['.'] : paths,
-        { junit: options.junit ?? null, coverage: options.coverage === true, verbose: options.verbose === true },
+        {
+          junit: options.junit ?? null,
+          coverage: options.coverage === true,
+          verbose: options.verbose === true,
+          run: options.run ?? null,
+          strict: options.strict === true,
+        },
         processOutput,
       );
     });

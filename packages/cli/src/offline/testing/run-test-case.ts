@@ -62,6 +62,6 @@ function outcomeOf(decision: EngineDecision, calls: readonly PxpCall[]): ActualO
       ...decision.executions.map((execution) => ({ action: execution.action, parameters: recordOf(execution.parameters), planned: true })),
       ...calls.map((call) => ({ ...call, planned: false })),
     ],
-    errors: decision.errors.map((error) => `\`${error.policyId}\` mechanism ${error.mechanism}: ${error.message}`),
+    errors: decision.errors.map((error) => `\`${error.policyId}\` mechanism ${error.mechanism + 1}: ${error.message}`),
   };
 }
