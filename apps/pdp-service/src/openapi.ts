@@ -449,10 +449,9 @@ export const openapi = {
               'strings over 120 characters, lists and objects over 10 entries and nesting over 3 levels are cut short (`truncated: true`).',
             items: {
               type: 'object',
-              required: ['element', 'line', 'condition', 'depth', 'operands'],
+              required: ['element', 'condition', 'depth', 'operands'],
               properties: {
                 element: { type: 'string' },
-                line: { type: 'integer' },
                 condition: { type: ['integer', 'null'] },
                 depth: { type: 'integer' },
                 operands: {

@@ -319,7 +319,6 @@ describe('pdp-service over real NATS', () => {
       expect(response.body.explanation[0].values).toEqual([
         {
           element: 'equals',
-          line: expect.any(Number),
           condition: 0,
           depth: 0,
           operands: [

@@ -46,7 +46,6 @@ const EXPLANATION = {
       values: [
         {
           element: 'equals',
-          line: 4,
           condition: 0,
           depth: 0,
           operands: [
@@ -57,7 +56,6 @@ const EXPLANATION = {
         },
         {
           element: 'less',
-          line: 7,
           condition: 1,
           depth: 0,
           operands: [
@@ -66,7 +64,7 @@ const EXPLANATION = {
           ],
           value: true,
         },
-        { element: 'plus', line: 7, condition: 1, depth: 1, operands: [{ source: 'count of `urn:action:acme:show`', value: 4 }, { source: 'constant', value: 1 }], value: 5 },
+        { element: 'plus', condition: 1, depth: 1, operands: [{ source: 'count of `urn:action:acme:show`', value: 4 }, { source: 'constant', value: 1 }], value: 5 },
       ],
       pip: [
         {

@@ -126,7 +126,6 @@ export interface MechanismExplanation {
 export interface ValueExplanation {
   /** The element as written: `equals`, `less`, `plus`, `size`, `regex`, `contains`, `eventHasParameter`, `concat`. */
   element: string;
-  line: number;
   /** Which condition evaluated it: 0 the `if`, n the n-th `elseif`; null outside conditions (modify, execute). */
   condition: number | null;
   /** How many evaluated elements of this list enclose it (0: the outermost). */

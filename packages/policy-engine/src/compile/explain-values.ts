@@ -42,7 +42,7 @@ export function compileExplained(
     parentId: parent === null ? null : parent.id,
     position,
     source: sourceOf(expression),
-    own: own === null || element === null ? null : { id: own.id, element, line: expression.location.line, depth },
+    own: own === null || element === null ? null : { id: own.id, element, depth },
   });
   // Still synchronous when the wrapped closure is: the wrapper returns a promise only when it was given one.
   return { mode: compiled.mode, type: compiled.type, evaluate } as CompiledExpression;

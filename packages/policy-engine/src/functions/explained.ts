@@ -12,7 +12,7 @@ export interface ExplainedSpec {
   /** Where the value comes from, as an operand shows it. */
   readonly source: string;
   /** Set when this element is itself recorded (a comparison, function or arithmetic element). */
-  readonly own: { readonly id: number; readonly element: string; readonly line: number; readonly depth: number } | null;
+  readonly own: { readonly id: number; readonly element: string; readonly depth: number } | null;
 }
 
 /**
@@ -26,8 +26,8 @@ export function explained(inner: EvaluateAsync<JsonValue>, spec: ExplainedSpec):
     if (trace === null) return inner(context);
     let record: ValueExplanation | null = null;
     if (spec.own !== null) {
-      const { element, line, depth, id } = spec.own;
-      record = { element, line, condition: trace.condition ?? null, depth, operands: [] };
+      const { element, depth, id } = spec.own;
+      record = { element, condition: trace.condition ?? null, depth, operands: [] };
       (trace.values ??= []).push(record);
       (trace.operands ??= new Map()).set(id, record.operands);
     }

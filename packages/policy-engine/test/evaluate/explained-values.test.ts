@@ -14,7 +14,6 @@ describe('operand values in explanations', () => {
     expect(explanation.values).toEqual([
       {
         element: 'equals',
-        line: 2,
         condition: 0,
         depth: 0,
         operands: [
