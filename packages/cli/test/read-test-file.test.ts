@@ -185,4 +185,13 @@ tests:
     const read = readTestFile('deep.test.yaml', `policies: [p.xml]\ntests:\n  - { name: d, event: { actionId: { scope: acme, action: show }, timestamp: 1, parameters: { deep: ${deep} } }, expect: { allowed: true } }\n`);
     expect(read.ok === false && read.problems.map((p) => p.message)).toEqual(['tests[0].event.parameters.deep: is nested deeper than 64 levels']);
   });
+
+  it('names the key a misspelt one was meant to be, and reports nothing that only follows from the typo', () => {
+    const read = readTestFile('typo.test.yaml', `polices: [p.xml]\ntests:\n  - { name: t, event: ${EVENT}, expect: { allowed: true, dealy: 5 } }\n`);
+    expect(read.ok === false && read.problems.map((p) => p.message)).toEqual([
+      // Read on as `policies`: no `needs policies` follows from the typo.
+      'polices: unknown key `polices`; did you mean `policies`?',
+      'tests[0].expect.dealy: unknown key `dealy`; did you mean `delay`?',
+    ]);
+  });
 });
