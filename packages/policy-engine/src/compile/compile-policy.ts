@@ -9,8 +9,14 @@ import { newExplainState } from './explain-values';
 import { registerExplaining, registerProgram } from './registry';
 import { CompileScope } from './scope';
 
-/** Validated tree → public metadata plus the program behind it. Never fails: validation built the tree. */
-export function compilePolicy(policy: ValidPolicy): CompiledPolicy {
+/**
+ * Validated tree → public metadata plus the program behind it. Never fails: validation built the tree.
+ *
+ * `source` gives the tree again for the explaining program, compiled on the first explanation. Without it the tree
+ * itself is kept for that, which costs memory for as long as the policy lives; a caller that still has the text it
+ * read the tree from passes a way to read it again instead (loadPolicy does).
+ */
+export function compilePolicy(policy: ValidPolicy, source?: () => ValidPolicy): CompiledPolicy {
   const { id, solution } = policy;
   const { scope, mechanisms } = compileProgram(policy, false);
   const { usage } = scope;
@@ -28,9 +34,14 @@ export function compilePolicy(policy: ValidPolicy): CompiledPolicy {
   });
   registerProgram(compiled, { policyId: id, mechanisms });
   // The program of explanations records operand values; compiled on the first explanation, so decisions never pay.
-  registerExplaining(mechanisms, () => compileProgram(policy, true).mechanisms);
+  registerExplaining(mechanisms, explainingCompiler(source ?? kept(policy)));
   return compiled;
 }
+
+// Closures made in functions of their own, so each holds only what it names: a closure made in compilePolicy would
+// share its scope and keep the tree alive even when `source` reads it again from the text.
+const kept = (policy: ValidPolicy) => () => policy;
+const explainingCompiler = (source: () => ValidPolicy) => () => compileProgram(source(), true).mechanisms;
 
 function compileProgram(policy: ValidPolicy, explaining: boolean): { scope: CompileScope; mechanisms: MechanismProgram[] } {
   const scope = new CompileScope(policy.id, policy.solution, compileExpression, explaining ? newExplainState() : null);
