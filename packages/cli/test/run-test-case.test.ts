@@ -171,5 +171,22 @@ describe('playing a test', () => {
       '  pip `urn:info:acme:role` {"user":"ann"} → "staff"',
     ]);
     expect(formatExplanation([])).toEqual(['no mechanism matches the event: the default decision applies']);
+    // A failed condition, not a missing else, leaves a mechanism without a branch.
+    const failed = formatExplanation([
+      {
+        policyId: 'urn:policy:acme:p',
+        mechanism: 0,
+        event: 'urn:action:acme:view',
+        branch: { kind: 'none' },
+        conditions: [{ branch: 0, value: null }],
+        outcome: 'error',
+        delayMs: 0,
+        modifiers: [],
+        executions: [],
+        reason: null,
+        error: 'the event history is unavailable',
+      },
+    ]);
+    expect(failed[0]).toBe('`urn:policy:acme:p` mechanism 1 (`urn:action:acme:view`): took no branch (a condition failed), outcome error');
   });
 });
