@@ -43,9 +43,9 @@ describe('POST /ws/policy/validate', () => {
     const problem = dry.body as { code: string; errors: unknown[] };
     expect(problem.code).toBe('invalid_policy');
     expect(dry.body).toEqual(real.body);
-    // `valeu` stands on line 4: one problem for the unknown attribute there, one for the missing `value`.
+    // `valeu` stands on line 4: one problem for the unknown attribute there, which names the `value` it was meant to be.
     expect(problem.errors).toEqual(
-      expect.arrayContaining([expect.objectContaining({ line: 4, message: expect.stringContaining('`valeu`') })]),
+      expect.arrayContaining([expect.objectContaining({ line: 4, message: expect.stringContaining('`valeu` on `constant:string`; did you mean `value`?') })]),
     );
     expect(await dump(h.pool)).toEqual(before);
   });

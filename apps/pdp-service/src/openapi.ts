@@ -444,6 +444,34 @@ export const openapi = {
             description: 'valueChanged blocks: whether the value differs from the stored one (compared only: `stored` is always false here)',
             items: { type: 'object', properties: { id: { type: 'string' }, changed: { type: 'boolean' }, stored: { type: 'boolean' } } },
           },
+          values: {
+            type: 'array',
+            description:
+              'every comparison, function and arithmetic element evaluated, outer before inner (`depth`), with the condition that ' +
+              'evaluated it (0: the `if`, n: the n-th `elseif`, null: a modify or execute parameter), its operands (`source` says ' +
+              'where each value came from: a constant, an event parameter with its jsonPathQuery, a pip method, a variable, a count ' +
+              'or an element) and its value, or `error` when it failed. Values are plain JSON; ' +
+              'strings over 120 characters, lists and objects over 10 entries and nesting over 3 levels are cut short (`truncated: true`).',
+            items: {
+              type: 'object',
+              required: ['element', 'condition', 'depth', 'operands'],
+              properties: {
+                element: { type: 'string' },
+                condition: { type: ['integer', 'null'] },
+                depth: { type: 'integer' },
+                operands: {
+                  type: 'array',
+                  items: {
+                    type: 'object',
+                    required: ['source'],
+                    properties: { source: { type: 'string' }, value: {}, error: { type: 'string' }, truncated: { type: 'boolean' } },
+                  },
+                },
+                value: {},
+                error: { type: 'string' },
+              },
+            },
+          },
           conditionExecutions: {
             type: 'array',
             description: '`execute` inside conditions: never called while explaining (`called: false`, answer false)',

@@ -315,6 +315,19 @@ describe('pdp-service over real NATS', () => {
           error: null,
         }),
       ]);
+      // The mismatched comparison shows both values it compared: the event's (default 0) and the constant.
+      expect(response.body.explanation[0].values).toEqual([
+        {
+          element: 'equals',
+          condition: 0,
+          depth: 0,
+          operands: [
+            { source: 'event `amount`', value: 5 },
+            { source: 'constant', value: 1000 },
+          ],
+          value: false,
+        },
+      ]);
       expect(response.body.explanation[0].modifiers[0]).toMatchObject({ policyId: MASK, name: 'user', expression: '$.name.firstName' });
       expect(response.body.explanation[0].executions).toEqual([
         { action: 'urn:action:acme:notify', parameters: [{ name: 'channel', value: { value: 'audit', type: 'java.lang.String', isComplex: false } }] },

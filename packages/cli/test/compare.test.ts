@@ -105,12 +105,12 @@ describe('comparing an expectation with the decision', () => {
   });
 
   it('prints the differences, the decision in the wire shape and mechanism errors', () => {
-    const outcome = actual({ allowed: false, modifiers: [], delay: 0, executes: [], errors: ['`urn:policy:acme:p` mechanism 0: division by zero'] });
+    const outcome = actual({ allowed: false, modifiers: [], delay: 0, executes: [], errors: ['`urn:policy:acme:p` mechanism 1: division by zero'] });
     const lines = failureLines({ actual: outcome, differences: compareOutcome({ allowed: true }, outcome), explanation: [] });
     expect(lines).toEqual([
       'expect.allowed: expected true, got false',
       'decided: {"eventAllowed":false,"modifiers":[],"delay":0}',
-      'mechanism error: `urn:policy:acme:p` mechanism 0: division by zero',
+      'mechanism error: `urn:policy:acme:p` mechanism 1: division by zero',
     ]);
     expect(failureLines({ actual: outcome, differences: [], explanation: [] })).toEqual([]);
     expect(summaryLine(3, 1)).toBe('3 passed, 1 failed');

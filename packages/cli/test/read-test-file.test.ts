@@ -153,4 +153,45 @@ tests:
     const empty = readTestFile('empty.test.yaml', '');
     expect(empty.ok === false && empty.problems.map((p) => p.message)).toEqual(['the file is empty; it needs `policies` and `tests`']);
   });
+
+  it('reads parameters in the short form, typed as the SDK types them, in events and history alike', () => {
+    const text = `policies: [p.xml]
+tests:
+  - name: short
+    history:
+      - { actionId: { scope: acme, action: show }, timestamp: 1, parameters: { user: { id: ann } } }
+    event:
+      actionId: { scope: acme, action: show }
+      timestamp: 2
+      parameters: { user: { id: ann }, amount: 3, tags: [a, b], urgent: true, note: hi, nothing: null }
+    expect: { allowed: true }
+`;
+    const read = readTestFile('short.test.yaml', text);
+    if (!read.ok) throw new Error(JSON.stringify(read.problems));
+    const [test] = read.file.tests;
+    expect(test?.event.parameters).toEqual([
+      { name: 'user', value: { value: { id: 'ann' }, type: 'java.lang.Object', isComplex: true } },
+      { name: 'amount', value: { value: 3, type: 'java.lang.Double', isComplex: false } },
+      { name: 'tags', value: { value: ['a', 'b'], type: 'java.util.ArrayList', isComplex: true } },
+      { name: 'urgent', value: { value: true, type: 'java.lang.Boolean', isComplex: false } },
+      { name: 'note', value: { value: 'hi', type: 'java.lang.String', isComplex: false } },
+      { name: 'nothing', value: { value: null, type: 'java.lang.Object', isComplex: false } },
+    ]);
+    expect(test?.history[0]?.parameters).toEqual([{ name: 'user', value: { value: { id: 'ann' }, type: 'java.lang.Object', isComplex: true } }]);
+  });
+
+  it('applies the nesting limit of POST /event to short parameters too', () => {
+    const deep = `${'['.repeat(70)}${']'.repeat(70)}`;
+    const read = readTestFile('deep.test.yaml', `policies: [p.xml]\ntests:\n  - { name: d, event: { actionId: { scope: acme, action: show }, timestamp: 1, parameters: { deep: ${deep} } }, expect: { allowed: true } }\n`);
+    expect(read.ok === false && read.problems.map((p) => p.message)).toEqual(['tests[0].event.parameters.deep: is nested deeper than 64 levels']);
+  });
+
+  it('names the key a misspelt one was meant to be, and reports nothing that only follows from the typo', () => {
+    const read = readTestFile('typo.test.yaml', `polices: [p.xml]\ntests:\n  - { name: t, event: ${EVENT}, expect: { allowed: true, dealy: 5 } }\n`);
+    expect(read.ok === false && read.problems.map((p) => p.message)).toEqual([
+      // Read on as `policies`: no `needs policies` follows from the typo.
+      'polices: unknown key `polices`; did you mean `policies`?',
+      'tests[0].expect.dealy: unknown key `dealy`; did you mean `delay`?',
+    ]);
+  });
 });

@@ -43,6 +43,29 @@ const EXPLANATION = {
       executions: [{ action: 'urn:action:acme:notify', parameters: [{ name: 'to', value: { value: 'hr', type: 'java.lang.String', isComplex: false } }] }],
       reason: null,
       error: null,
+      values: [
+        {
+          element: 'equals',
+          condition: 0,
+          depth: 0,
+          operands: [
+            { source: 'event `user` at `$.id`', value: 'alice' },
+            { source: 'constant', value: 'bob' },
+          ],
+          value: false,
+        },
+        {
+          element: 'less',
+          condition: 1,
+          depth: 0,
+          operands: [
+            { source: 'plus', value: 5 },
+            { source: 'pip `urn:info:acme:limit`', value: 'x'.repeat(120) + '…', truncated: true },
+          ],
+          value: true,
+        },
+        { element: 'plus', condition: 1, depth: 1, operands: [{ source: 'count of `urn:action:acme:show`', value: 4 }, { source: 'constant', value: 1 }], value: 5 },
+      ],
       pip: [
         {
           method: 'urn:info:acme:role',
@@ -149,7 +172,10 @@ describe('decide and explain', () => {
       '│     ├─ branch taken: elseif #1',
       '│     ├─ conditions',
       '│     │  ├─ if: false',
+      '│     │  │  └─ equals(event `user` at `$.id` = "alice", "bob") → false',
       '│     │  └─ elseif #1: true',
+      `│     │     └─ less(plus = 5, pip \`urn:info:acme:limit\` = "${'x'.repeat(120)}…" (cut short)) → true`,
+      '│     │        └─ plus(count of `urn:action:acme:show` = 4, 1) → 5',
       '│     ├─ modifiers',
       '│     │  └─ user $.name: replace(value="***") — names are private',
       '│     ├─ delay: 250 ms',
@@ -162,7 +188,7 @@ describe('decide and explain', () => {
       '│        └─ urn:action:acme:notify(to="hr")',
       '└─ urn:policy:acme:limit',
       '   └─ mechanism 2 on urn:action:acme:show: error',
-      '      ├─ branch taken: none (no condition was true and there is no else)',
+      '      ├─ branch taken: none (a condition failed, see error)',
       '      ├─ conditions',
       '      │  └─ if: failed (see error)',
       '      └─ error: the event history is unavailable',

@@ -158,16 +158,35 @@ describe('playing a test', () => {
     expect(report?.unmeasured.map((m) => m.mechanism)).toEqual([3]);
     const lines = formatCoverage(coverage.report());
     expect(lines[0]).toBe('coverage: 2 of 6 branches reached');
-    expect(lines).toContain(`    p.xml:${report?.missed[0]?.line}:${report?.missed[0]?.column}: mechanism 0 (\`urn:action:acme:print\`): \`if\` never reached`);
+    expect(lines).toContain(`    p.xml:${report?.missed[0]?.line}:${report?.missed[0]?.column}: mechanism 1 (\`urn:action:acme:print\`): \`if\` never reached`);
   });
 
   it('explains a decision as text for --verbose', async () => {
     const played = await runTestCase(FILE, test(event('view', MONDAY_9, { user: 'ann' }), { allowed: true }), SET, RECORDED);
     expect(formatExplanation(played.explanation)).toEqual([
-      '`urn:policy:acme:p` mechanism 2 (`urn:action:acme:view`): took `else`, outcome inhibit',
+      '`urn:policy:acme:p` mechanism 3 (`urn:action:acme:view`): took `else`, outcome inhibit',
       '  conditions: if false',
+      // Numbered from 1 like `explain`; the values the condition compared, where each came from.
+      '    if: equals(pip `urn:info:acme:role` = "staff", "hr") → false',
       '  pip `urn:info:acme:role` {"user":"ann"} → "staff"',
     ]);
     expect(formatExplanation([])).toEqual(['no mechanism matches the event: the default decision applies']);
+    // A failed condition, not a missing else, leaves a mechanism without a branch.
+    const failed = formatExplanation([
+      {
+        policyId: 'urn:policy:acme:p',
+        mechanism: 0,
+        event: 'urn:action:acme:view',
+        branch: { kind: 'none' },
+        conditions: [{ branch: 0, value: null }],
+        outcome: 'error',
+        delayMs: 0,
+        modifiers: [],
+        executions: [],
+        reason: null,
+        error: 'the event history is unavailable',
+      },
+    ]);
+    expect(failed[0]).toBe('`urn:policy:acme:p` mechanism 1 (`urn:action:acme:view`): took no branch (a condition failed), outcome error');
   });
 });

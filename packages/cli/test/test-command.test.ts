@@ -36,4 +36,57 @@ describe('the test command in process', () => {
     expect(await runTests([directory], { junit: null, coverage: false, verbose: false }, output)).toBe(0);
     expect(output.stdout).toEqual([path.join(directory, 'nested', 'many.test.yaml'), '  ok    test 0', '  ok    test 1', '  ok    test 2', '3 passed, 0 failed']);
   });
+
+  it('runs only the tests --run names, by a fragment of the name or a /regular expression/', async () => {
+    const directory = suite(12, 0);
+    const fragment = bufferedOutput(false);
+    expect(await runTests([directory], { junit: null, coverage: false, verbose: false, run: 'TEST 1' }, fragment)).toBe(0);
+    expect(fragment.stdout.slice(1)).toEqual(['  ok    test 1', '  ok    test 10', '  ok    test 11', '3 passed, 0 failed']);
+    const regex = bufferedOutput(false);
+    expect(await runTests([directory], { junit: null, coverage: false, verbose: false, run: '/^test [23]$/' }, regex)).toBe(0);
+    expect(regex.stdout.slice(1)).toEqual(['  ok    test 2', '  ok    test 3', '2 passed, 0 failed']);
+    const none = bufferedOutput(false);
+    expect(await runTests([directory], { junit: null, coverage: false, verbose: false, run: 'nothing like it' }, none)).toBe(2);
+    expect(none.stderr).toEqual(['no test matches `nothing like it`']);
+    const broken = bufferedOutput(false);
+    expect(await runTests([directory], { junit: null, coverage: false, verbose: false, run: '/(/' }, broken)).toBe(2);
+    expect(broken.stderr[0]).toMatch(/^--run `\/\(\/` is not a regular expression: /);
+  });
+
+  it('warns about a test whose action no mechanism reacts to, and refuses the file with --strict', async () => {
+    const directory = temporaryDirectory();
+    writeFileSync(path.join(directory, 'p.xml'), policyXml('urn:policy:acme:p', ALLOW_A.replace('acme:a"', 'acme:view-document"')));
+    writeFileSync(
+      path.join(directory, 'typo.test.yaml'),
+      'policies: [p.xml]\ntests:\n  - name: misspelt\n    event: { actionId: { scope: acme, action: view-documnet }, timestamp: 0 }\n    expect: { allowed: true }\n',
+    );
+    const warned = bufferedOutput(false);
+    expect(await runTests([directory], { junit: null, coverage: false, verbose: false }, warned)).toBe(0);
+    const message =
+      "test `misspelt`: no mechanism of the file's policies reacts to `urn:action:acme:view-documnet`, so the default decision answers; " +
+      'did you mean `urn:action:acme:view-document`?';
+    expect(warned.stderr).toEqual([`${path.join(directory, 'typo.test.yaml')}:3: warning: ${message}`]);
+    expect(warned.stdout).toContain('  ok    misspelt');
+    const strict = bufferedOutput(false);
+    expect(await runTests([directory], { junit: null, coverage: false, verbose: false, strict: true }, strict)).toBe(2);
+    expect(strict.stdout).toContain(`  ${path.join(directory, 'typo.test.yaml')}:3: ${message}`);
+    expect(strict.stdout).not.toContain('  ok    misspelt');
+  });
+
+  it('prints the values a failed test compared with --verbose, mechanisms numbered from 1', async () => {
+    const directory = temporaryDirectory();
+    const mechanism =
+      '<mechanism event="urn:action:acme:a"><if><equals><event:string eventParameter="user" jsonPathQuery="$.id" default=""/>' +
+      '<constant:string value="bob"/></equals><then><allow/></then></if><else><inhibit/></else></mechanism>';
+    writeFileSync(path.join(directory, 'p.xml'), policyXml('urn:policy:acme:p', mechanism));
+    writeFileSync(
+      path.join(directory, 'v.test.yaml'),
+      'policies: [p.xml]\ntests:\n  - name: alice\n    event:\n      actionId: { scope: acme, action: a }\n      timestamp: 0\n' +
+        '      parameters: [{ name: user, value: { value: { id: alice }, isComplex: true } }]\n    expect: { allowed: true }\n',
+    );
+    const output = bufferedOutput(false);
+    expect(await runTests([directory], { junit: null, coverage: false, verbose: true }, output)).toBe(1);
+    expect(output.stdout).toContain('          `urn:policy:acme:p` mechanism 1 (`urn:action:acme:a`): took `else`, outcome inhibit');
+    expect(output.stdout).toContain('              if: equals(event `user` at `$.id` = "alice", "bob") → false');
+  });
 });

@@ -29,6 +29,18 @@ const inhibited: ExplainedDecision = {
       error: null,
       pip: [{ method: 'urn:info:acme:role', parameters: [], value: { value: 'guest', type: 'java.lang.String', isComplex: false }, usedDefault: true, reason: 'timeout', cached: false }],
       history: [{ element: 'count', action: 'urn:action:acme:show', span: { from: null, to: 0 }, count: 7 }],
+      values: [
+        {
+          element: 'equals',
+          condition: 0,
+          depth: 0,
+          operands: [
+            { source: 'event `user` at `$.id`', value: 'alice' },
+            { source: 'constant', value: 'bob' },
+          ],
+          value: false,
+        },
+      ],
     },
   ],
 };
@@ -45,6 +57,8 @@ test('an inhibited decision: the branch, each condition, the delay, PIP answers 
     ['condition #1', 'false'],
     ['condition #2', 'true'],
   ]);
+  // Under the condition, the comparison with both of its values.
+  expect(find(tree, 'conditions')?.children[0]?.children).toEqual([{ label: 'equals(event `user` at `$.id` = "alice", "bob")', value: 'false', children: [] }]);
   expect(find(tree, 'delay')?.value).toBe('0 ms');
   expect(mechanism?.children.find((c) => c.label === 'delay')?.value).toBe('250 ms');
   expect(find(tree, 'urn:info:acme:role')).toMatchObject({ value: 'guest', children: [{ label: 'default used', value: 'timeout' }] });
@@ -70,5 +84,6 @@ test('a mechanism that failed shows its error', () => {
   const failed = { ...inhibited, explanation: [{ ...(inhibited.explanation[0] as object), outcome: 'error', error: 'pip unreachable', branch: { kind: 'none' } }] };
   const tree = explanationTree(failed);
   expect(find(tree, 'error')).toMatchObject({ value: 'pip unreachable', tone: 'error' });
-  expect(find(tree, 'branch taken')?.value).toBe('none');
+  // A failed condition, not a missing else, left it without a branch.
+  expect(find(tree, 'branch taken')?.value).toBe('none (a condition failed)');
 });

@@ -115,6 +115,36 @@ export interface MechanismExplanation {
   valueChanged?: ValueChangedExplanation[];
   /** `execute` inside conditions; never called while explaining. */
   conditionExecutions?: ConditionExecutionExplanation[];
+  /**
+   * The operand values of every comparison, function and arithmetic element evaluated, in document order (outer
+   * before inner); only in explanations.
+   */
+  values?: ValueExplanation[];
+}
+
+/** One evaluated comparison, function or arithmetic element with what it compared or computed. */
+export interface ValueExplanation {
+  /** The element as written: `equals`, `less`, `plus`, `size`, `regex`, `contains`, `eventHasParameter`, `concat`. */
+  element: string;
+  /** Which condition evaluated it: 0 the `if`, n the n-th `elseif`; null outside conditions (modify, execute). */
+  condition: number | null;
+  /** How many evaluated elements of this list enclose it (0: the outermost). */
+  depth: number;
+  operands: OperandExplanation[];
+  /** The element's result; absent when it failed. */
+  value?: unknown;
+  /** Why it failed, when it did. */
+  error?: string;
+}
+
+/** An operand: where the value came from and the value (cut short when long, see `truncated`). */
+export interface OperandExplanation {
+  /** `constant`, `event \`user\` at \`$.id\``, `pip \`urn:info:…\``, `variable \`x\``, `count of \`urn:action:…\``, an element name. */
+  source: string;
+  value?: unknown;
+  error?: string;
+  /** True when `value` is a shortened copy: long strings end in `…`, long lists and objects lose their tail. */
+  truncated?: boolean;
 }
 
 export interface PipExplanation {

@@ -1,6 +1,7 @@
 import type { DecideOptions, EngineDecision, EngineEvent, MechanismError, MechanismExplanation, PolicySet } from './api';
 import { combine } from './combine/combine';
 import type { MechanismProgram } from './compile/program';
+import { explainingMechanism } from './compile/registry';
 import { evaluateMechanism } from './evaluate/evaluate-mechanism';
 import { NO_BRANCH, outcome, type MechanismOutcome } from './evaluate/mechanism-outcome';
 import type { EvaluationPorts } from './evaluate/ports';
@@ -51,9 +52,15 @@ export function decide(
   const mechanisms = entry.mechanisms;
   let waiting = false;
   const outcomes: Array<MaybePromise<MechanismOutcome>> = mechanisms.map((mechanism) => {
-    // Explanations keep a trace per mechanism; decisions share one context.
-    const context = explain ? { event, timeZone: options.timeZone, request, trace: {} } : shared;
-    const result = run(mechanism, context, explain);
+    // Decisions share one context.
+    if (!explain) {
+      const result = run(mechanism, shared, false);
+      waiting ||= isPromise(result);
+      return result;
+    }
+    // Explanations keep a trace per mechanism and run the program that records operand values.
+    const context: EvaluationContext = { event, timeZone: options.timeZone, request, trace: {} };
+    const result = run(explainingMechanism(mechanism), context, true);
     waiting ||= isPromise(result);
     return result;
   });
@@ -130,5 +137,6 @@ function explanationOf(item: MechanismOutcome): MechanismExplanation {
   if (trace?.history !== undefined) explanation.history = trace.history;
   if (trace?.valueChanged !== undefined) explanation.valueChanged = trace.valueChanged;
   if (trace?.conditionExecutions !== undefined) explanation.conditionExecutions = trace.conditionExecutions;
+  if (trace?.values !== undefined) explanation.values = trace.values;
   return explanation;
 }

@@ -17,10 +17,12 @@ export type {
   MechanismError,
   MechanismExplanation,
   NamedValue,
+  OperandExplanation,
   PipExplanation,
   PlannedExecution,
   PolicySet,
   ValueChangedExplanation,
+  ValueExplanation,
 } from './api';
 export type {
   Clock,
@@ -45,3 +47,4 @@ export { outlinePolicy, type BranchOutline, type MechanismOutline, type PolicyOu
 export { loadTimer, TIMER_NAMESPACE, type TimerDocument, type TimerEvent, type TimerLoadOutcome } from './timer/read-timer';
 export { nextFireTime, type FireSchedule } from './timer/fire-times';
 export { timerScheduleDiagnostic } from './timer/schedule-diagnostic';
+export { closestName } from './closest-name';

@@ -1,4 +1,5 @@
 import type { LoadOutcome } from './api';
+import type { ValidPolicy } from './ast/valid/policy';
 import { compilePolicy } from './compile/compile-policy';
 import { diagnostic } from './diagnostics';
 import { parsePolicy } from './parse/parse-policy';
@@ -12,7 +13,8 @@ import { readXml } from './xml/read-xml';
  */
 export function loadPolicy(xml: string): LoadOutcome {
   const checked = checkPolicyXml(xml);
-  return checked.ok ? { ok: true, policy: compilePolicy(checked.policy) } : checked;
+  // The explaining program is compiled from the text again on the first explanation: the text is far smaller to keep.
+  return checked.ok ? { ok: true, policy: compilePolicy(checked.policy, () => revalidated(xml)) } : checked;
 }
 
 /** Everything of `loadPolicy` but compiling: the validated tree, or every problem. */
@@ -25,4 +27,11 @@ export function checkPolicyXml(xml: string): ValidationOutcome {
   const parsed = parsePolicy(read.root);
   if (!parsed.ok) return { ok: false, diagnostics: parsed.diagnostics };
   return validatePolicy(parsed.policy, parsed.diagnostics);
+}
+
+/** The tree of a text that loaded once: it validates the same way again. */
+function revalidated(xml: string): ValidPolicy {
+  const checked = checkPolicyXml(xml);
+  if (!checked.ok) throw new Error('bug: a policy that loaded no longer validates');
+  return checked.policy;
 }

@@ -106,6 +106,8 @@ describe('the custos CLI walk-through of docs/cli.md', () => {
     has('   └─ mechanism 1 on urn:action:acme:show-employee: inhibit');
     has('      ├─ branch taken: if');
     has('      │  └─ if: true');
+    // The comparison with both of its values, where the event's came from.
+    has('      │     └─ equals(event `user` at `$.name.firstName` = "Mallory", "Mallory") → true');
     has('      └─ reason: Mallory is never shown');
 
     // 5: the timer shares the revision counter.

@@ -56,7 +56,8 @@ export type DecisionHandler = (req: IncomingMessage, res: ServerResponse, explai
  * The explanation as the wire shows it: the engine's, with modifier and execute parameters typed like a decision's,
  * plus what the ports answered where a mechanism asked: `pip` (answers, whether the default was used and whether
  * the answer came from a cache), `history` (counts with their spans, windows of continuousOccurrence, FIRST/LAST
- * look-ups), `valueChanged` (compared, never stored) and `conditionExecutions` (never called while explaining).
+ * look-ups), `valueChanged` (compared, never stored), `conditionExecutions` (never called while explaining) and
+ * `values` (the operand values of each comparison, function and arithmetic element, as plain JSON, cut short when long).
  */
 export function wireExplanation(explanation: readonly MechanismExplanation[] | undefined): unknown[] {
   return (explanation ?? []).map((m) => ({
@@ -88,6 +89,7 @@ export function wireExplanation(explanation: readonly MechanismExplanation[] | u
         }),
     ...(m.history === undefined ? {} : { history: m.history }),
     ...(m.valueChanged === undefined ? {} : { valueChanged: m.valueChanged }),
+    ...(m.values === undefined ? {} : { values: m.values }),
     ...(m.conditionExecutions === undefined
       ? {}
       : {

@@ -5,6 +5,8 @@
  * Written against the wire shape, tolerating fields it does not know.
  */
 
+import { depthOf, valueText, valuesOf } from '../output/value-lines';
+
 interface Tree {
   text: string;
   children: Tree[];
@@ -37,20 +39,38 @@ const spanText = (span: unknown) => {
   return `[${s.from === null ? 'the beginning' : time(s.from)}, ${time(s.to)})`;
 };
 
-function branchText(branch: unknown): string {
+function branchText(branch: unknown, outcome: unknown): string {
   const b = asObject(branch);
   if (b.kind === 'if') return 'if';
   if (b.kind === 'elseif') return `elseif #${typeof b.index === 'number' ? b.index + 1 : '?'}`;
   if (b.kind === 'else') return 'else';
+  // A failed condition stops the walk: the else is not taken either.
+  if (outcome === 'error') return 'none (a condition failed, see error)';
   return 'none (no condition was true and there is no else)';
 }
 
-/** Conditions are numbered by position: 0 is the `if`, n the n-th `elseif`. */
-function conditionText(condition: unknown): string {
+/** Conditions are numbered by position: 0 is the `if`, n the n-th `elseif`; under each, the values it compared. */
+function conditionTree(condition: unknown, values: unknown): Tree {
   const c = asObject(condition);
   const position = typeof c.branch === 'number' ? c.branch : -1;
   const which = position === 0 ? 'if' : `elseif #${position}`;
-  return `${which}: ${c.value === null ? 'failed (see error)' : text(c.value)}`;
+  return node(`${which}: ${c.value === null ? 'failed (see error)' : text(c.value)}`, valueTrees(valuesOf(values, position)));
+}
+
+/** Records in document order with their depth, as nested nodes. */
+function valueTrees(records: readonly unknown[]): Tree[] {
+  const roots: Tree[] = [];
+  const open: Tree[] = [];
+  for (const record of records) {
+    const depth = Math.min(depthOf(record), open.length);
+    const tree = node(valueText(record));
+    const parent = depth === 0 ? undefined : open[depth - 1];
+    if (parent === undefined) roots.push(tree);
+    else parent.children.push(tree);
+    open.length = depth;
+    open.push(tree);
+  }
+  return roots;
 }
 
 function modifierText(modifier: unknown): string {
@@ -82,9 +102,11 @@ function historyText(entry: unknown): Tree {
 }
 
 function mechanismTree(mechanism: Json): Tree {
-  const children: Tree[] = [node(`branch taken: ${branchText(mechanism.branch)}`)];
+  const children: Tree[] = [node(`branch taken: ${branchText(mechanism.branch, mechanism.outcome)}`)];
   const conditions = asArray(mechanism.conditions);
-  if (conditions.length > 0) children.push(node('conditions', conditions.map((c) => node(conditionText(c)))));
+  if (conditions.length > 0) children.push(node('conditions', conditions.map((c) => conditionTree(c, mechanism.values))));
+  const parameterValues = valueTrees(valuesOf(mechanism.values, null));
+  if (parameterValues.length > 0) children.push(node('values in modify and execute parameters', parameterValues));
   if (typeof mechanism.reason === 'string') children.push(node(`reason: ${mechanism.reason}`));
   const modifiers = asArray(mechanism.modifiers);
   if (modifiers.length > 0) children.push(node('modifiers', modifiers.map((m) => node(modifierText(m)))));

@@ -14,6 +14,8 @@ export interface ElementNode {
   /** By attribute name (namespaced attributes by their qualified name, so they never match a language attribute). */
   readonly attributes: ReadonlyMap<string, AttributeNode>;
   readonly children: readonly ElementNode[];
+  /** True when a child element was unknown and left out: what the children lack is then not reported again. */
+  readonly incomplete?: boolean;
 }
 
 export interface AttributeNode {

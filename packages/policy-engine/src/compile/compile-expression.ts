@@ -31,6 +31,7 @@ import { pipValue } from '../functions/pip';
 import { strict } from '../functions/strict';
 import { valueChanged } from '../functions/value-changed';
 import { variableValue } from '../functions/variables';
+import { compileExplained } from './explain-values';
 import { compileContinuousOccurrence, compileCount } from './compile-history';
 import { compileParameters } from './compile-parameters';
 import type { CompileScope } from './scope';
@@ -38,8 +39,14 @@ import type { CompileScope } from './scope';
 const all = (expressions: readonly ValidExpression[], scope: CompileScope): CompiledExpression[] =>
   expressions.map((expression) => compileExpression(expression, scope));
 
-/** One case per kind of expression; the functions themselves live in functions/, one file per family. */
+/** One expression; an explaining program's records operand values too (compile/explain-values.ts). */
 export function compileExpression(expression: ValidExpression, scope: CompileScope): CompiledExpression {
+  const explain = scope.explain;
+  return explain === null ? compileNode(expression, scope) : compileExplained(expression, scope, explain, compileNode);
+}
+
+/** One case per kind of expression; the functions themselves live in functions/, one file per family. */
+function compileNode(expression: ValidExpression, scope: CompileScope): CompiledExpression {
   switch (expression.kind) {
     case 'and':
     case 'or':

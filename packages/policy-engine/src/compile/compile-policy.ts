@@ -4,17 +4,21 @@ import type { EvaluateAsync } from '../functions/evaluation';
 import { compileExpression } from './compile-expression';
 import { compileDecision, compileExecutions } from './compile-decision';
 import type { BranchProgram, DecisionProgram, ExecutionProgram, MechanismProgram } from './program';
-import { registerProgram } from './registry';
+import { explainedCondition } from '../functions/explained';
+import { newExplainState } from './explain-values';
+import { registerExplaining, registerProgram } from './registry';
 import { CompileScope } from './scope';
 
-/** Validated tree → public metadata plus the program behind it. Never fails: validation built the tree. */
-export function compilePolicy(policy: ValidPolicy): CompiledPolicy {
+/**
+ * Validated tree → public metadata plus the program behind it. Never fails: validation built the tree.
+ *
+ * `source` gives the tree again for the explaining program, compiled on the first explanation. Without it the tree
+ * itself is kept for that, which costs memory for as long as the policy lives; a caller that still has the text it
+ * read the tree from passes a way to read it again instead (loadPolicy does).
+ */
+export function compilePolicy(policy: ValidPolicy, source?: () => ValidPolicy): CompiledPolicy {
   const { id, solution } = policy;
-  const scope = new CompileScope(id, solution, compileExpression);
-  // Every declaration compiles, referenced or not: what loadPolicy accepts must compile.
-  for (const declaration of policy.declarations) scope.variable(declaration);
-  const mechanisms = policy.mechanisms.map((mechanism, index) => compileMechanism(mechanism, scope, index));
-
+  const { scope, mechanisms } = compileProgram(policy, false);
   const { usage } = scope;
   const compiled: CompiledPolicy = Object.freeze({
     id,
@@ -29,7 +33,22 @@ export function compilePolicy(policy: ValidPolicy): CompiledPolicy {
     usesPorts: mechanisms.some((mechanism) => mechanism.mode === 'async'),
   });
   registerProgram(compiled, { policyId: id, mechanisms });
+  // The program of explanations records operand values; compiled on the first explanation, so decisions never pay.
+  registerExplaining(mechanisms, explainingCompiler(source ?? kept(policy)));
   return compiled;
+}
+
+// Closures made in functions of their own, so each holds only what it names: a closure made in compilePolicy would
+// share its scope and keep the tree alive even when `source` reads it again from the text.
+const kept = (policy: ValidPolicy) => () => policy;
+const explainingCompiler = (source: () => ValidPolicy) => () => compileProgram(source(), true).mechanisms;
+
+function compileProgram(policy: ValidPolicy, explaining: boolean): { scope: CompileScope; mechanisms: MechanismProgram[] } {
+  const scope = new CompileScope(policy.id, policy.solution, compileExpression, explaining ? newExplainState() : null);
+  // Every declaration compiles, referenced or not: what loadPolicy accepts must compile.
+  for (const declaration of policy.declarations) scope.variable(declaration);
+  const mechanisms = policy.mechanisms.map((mechanism, index) => compileMechanism(mechanism, scope, index));
+  return { scope, mechanisms };
 }
 
 /** Most policies use no history: they all share one frozen empty list instead of one each. */
@@ -39,14 +58,15 @@ const frozenList = <T>(items: readonly T[]): readonly T[] => (items.length === 0
 function compileMechanism(mechanism: ValidMechanism, scope: CompileScope, index: number): MechanismProgram {
   let elseifCount = 0;
   let asynchronous = false;
-  const branches: BranchProgram[] = mechanism.branches.map((branch) => {
+  const branches: BranchProgram[] = mechanism.branches.map((branch, position) => {
     const condition = compileExpression(branch.condition, scope);
     asynchronous ||= condition.mode === 'async';
+    // A boolean expression by its validated type.
+    const evaluate = condition.evaluate as EvaluateAsync<boolean>;
     return {
       kind: branch.kind,
       index: branch.kind === 'if' ? 0 : elseifCount++,
-      // A boolean expression by its validated type.
-      condition: condition.evaluate as EvaluateAsync<boolean>,
+      condition: scope.explain === null ? evaluate : explainedCondition(position, evaluate),
       decision: compileDecision(branch.then, scope),
     };
   });

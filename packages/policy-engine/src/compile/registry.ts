@@ -1,5 +1,5 @@
 import type { CompiledPolicy } from '../api';
-import type { PolicyProgram } from './program';
+import type { MechanismProgram, PolicyProgram } from './program';
 
 /**
  * Links each `CompiledPolicy` handed out by `loadPolicy` to its program. The public object stays plain metadata;
@@ -17,4 +17,18 @@ export function programOf(policy: CompiledPolicy): PolicyProgram {
     throw new TypeError(`policy \`${policy.id}\` was not produced by loadPolicy of this engine`);
   }
   return program;
+}
+
+/** Each mechanism → the mechanisms of its policy's explaining program, compiled on first use and then kept. */
+const EXPLAINING = new WeakMap<MechanismProgram, () => readonly MechanismProgram[]>();
+
+export function registerExplaining(mechanisms: readonly MechanismProgram[], compile: () => readonly MechanismProgram[]): void {
+  let compiled: readonly MechanismProgram[] | null = null;
+  const explaining = () => (compiled ??= compile());
+  for (const mechanism of mechanisms) EXPLAINING.set(mechanism, explaining);
+}
+
+/** The same mechanism compiled to record operand values; the mechanism itself when it has none. */
+export function explainingMechanism(mechanism: MechanismProgram): MechanismProgram {
+  return EXPLAINING.get(mechanism)?.()[mechanism.index] ?? mechanism;
 }

@@ -3,6 +3,7 @@ import type { ValidExpression } from '../ast/valid/expressions';
 import type { ValidDeclaration } from '../ast/valid/policy';
 import type { CompiledExpression } from '../functions/evaluation';
 import { newVariableSlot } from '../functions/variables';
+import type { ExplainState } from './explain-values';
 
 export interface CompiledDeclaration {
   readonly slot: number;
@@ -30,12 +31,26 @@ export class CompileScope {
     readonly policyId: string,
     readonly solution: string,
     private readonly compileChild: (expression: ValidExpression, scope: CompileScope) => CompiledExpression,
+    /** Set when compiling the explaining program of a policy, which records operand values. */
+    readonly explain: ExplainState | null = null,
   ) {}
 
   variable(declaration: ValidDeclaration): CompiledDeclaration {
     const known = this.compiled.get(declaration);
     if (known !== undefined) return known;
-    const compiled = { slot: newVariableSlot(), expression: this.compileChild(declaration.value, this) };
+    // A declaration is compiled where it is first referenced, but its value is an operand of nothing there.
+    const explain = this.explain;
+    const outer = explain === null ? null : { parent: explain.parent, depth: explain.depth };
+    if (explain !== null) {
+      explain.parent = null;
+      explain.depth = 0;
+    }
+    const expression = this.compileChild(declaration.value, this);
+    if (explain !== null && outer !== null) {
+      explain.parent = outer.parent;
+      explain.depth = outer.depth;
+    }
+    const compiled = { slot: newVariableSlot(), expression };
     this.compiled.set(declaration, compiled);
     return compiled;
   }

@@ -2,8 +2,10 @@ import type {
   ConditionExecutionExplanation,
   EngineEvent,
   HistoryExplanation,
+  OperandExplanation,
   PipExplanation,
   ValueChangedExplanation,
+  ValueExplanation,
 } from '../api';
 import type { JsonValue, ValueType } from '../ast/value-types';
 import type { EvaluationPorts, PipAnswer } from '../evaluate/ports';
@@ -28,6 +30,11 @@ export interface Trace {
   history?: HistoryExplanation[];
   valueChanged?: ValueChangedExplanation[];
   conditionExecutions?: ConditionExecutionExplanation[];
+  values?: ValueExplanation[];
+  /** Operand lists of the elements being evaluated, by compile-time id (compile/explain-values.ts). */
+  operands?: Map<number, OperandExplanation[]>;
+  /** The condition being evaluated; null outside conditions. */
+  condition?: number | null;
 }
 
 /** What a closure may read while deciding one event. */
@@ -85,7 +92,7 @@ export function asyncExpression(type: ValueType, evaluate: EvaluateAsync<JsonVal
 }
 
 /** Pushes an explanation record when explaining. */
-export function traced<K extends keyof Trace>(context: EvaluationContext, kind: K, record: NonNullable<Trace[K]>[number]): void {
+export function traced<K extends 'pip' | 'history' | 'valueChanged' | 'conditionExecutions'>(context: EvaluationContext, kind: K, record: NonNullable<Trace[K]>[number]): void {
   const trace = context.trace;
   if (trace === null) return;
   const list = (trace[kind] ??= []) as Array<typeof record>;

@@ -19,6 +19,9 @@ const FAMILIES: ReadonlySet<string> = new Set<Family>([
   'constant', 'event', 'parameter', 'pip', 'variable', 'variableDeclaration', 'valueChanged',
 ]);
 
+/** The 4.0 namespaces of policies: the language's and each family's; what a misspelt namespace is compared with. */
+export const KNOWN_NAMESPACES: readonly string[] = [LANGUAGE_NAMESPACE, ...[...FAMILIES].map((family) => BASE_4_0 + family)];
+
 /** `language` for the core namespace, a family, or null for any namespace that holds no language element. */
 export type NamespaceRole = 'language' | Family | null;
 

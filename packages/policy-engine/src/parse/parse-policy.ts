@@ -3,9 +3,11 @@ import { CATALOGUE } from '../ast/catalogue';
 import type { AttributeNode, ElementNode } from '../ast/nodes';
 import { diagnostic, excerpt } from '../diagnostics';
 import type { XmlElement } from '../xml/xml-tree';
+import { closestName, didYouMean } from '../closest-name';
 import {
   ENFORCEMENT_LANGUAGE_3_0_25,
   IGNORED_ATTRIBUTE_NAMESPACES,
+  KNOWN_NAMESPACES,
   LANGUAGE_NAMESPACE,
   isEnforcementLanguage3025,
   namespaceRole,
@@ -53,10 +55,11 @@ export function toNode(element: XmlElement, diagnostics: Diagnostic[]): ElementN
   const name = languageName(element);
   const info = name === null ? undefined : CATALOGUE.get(name);
   if (name === null || info === undefined) {
-    diagnostics.push(diagnostic('unknown_element', `unknown element ${describeXmlName(element)}`, element.location));
+    diagnostics.push(diagnostic('unknown_element', `unknown element ${describeXmlName(element)}${suggestionFor(element)}`, element.location));
     return null;
   }
   const children: ElementNode[] = [];
+  let incomplete = false;
   for (const child of element.children) {
     if (child.kind === 'text') {
       if (child.text.trim() !== '') {
@@ -68,8 +71,10 @@ export function toNode(element: XmlElement, diagnostics: Diagnostic[]): ElementN
     }
     const node = toNode(child, diagnostics);
     if (node !== null) children.push(node);
+    else incomplete = true;
   }
-  return { name: info.name, info, location: element.location, attributes: attributesOf(element), children };
+  const node: ElementNode = { name: info.name, info, location: element.location, attributes: attributesOf(element), children };
+  return incomplete ? { ...node, incomplete } : node;
 }
 
 /** `mechanism`, `event:string` …: the conventional spelling, whatever prefix the author chose. */
@@ -95,3 +100,29 @@ function describeXmlName(element: XmlElement): string {
   if (element.namespaceUri === null) return `\`${element.localName}\` (no namespace)`;
   return `\`${element.localName}\` in namespace \`${element.namespaceUri}\``;
 }
+
+/** The language element or namespace an unknown element was most likely meant to be, as ``; did you mean …?``. */
+function suggestionFor(element: XmlElement): string {
+  const role = namespaceRole(element.namespaceUri);
+  if (role === 'language') return didYouMean(element.localName, LANGUAGE_ELEMENTS);
+  if (role !== null) {
+    const closest = closestName(element.localName, FAMILY_ELEMENTS.get(role) ?? []);
+    return closest === null ? '' : `; did you mean \`${role}:${closest}\`?`;
+  }
+  if (element.namespaceUri === null) return didYouMean(element.localName, LANGUAGE_ELEMENTS);
+  const namespace = closestName(element.namespaceUri, KNOWN_NAMESPACES);
+  return namespace === null ? '' : `; did you mean namespace \`${namespace}\`?`;
+}
+
+/** Names of the core namespace's elements, and of each family's by family (`string` for `event:string`). */
+const LANGUAGE_ELEMENTS: readonly string[] = [...CATALOGUE.keys()].filter((name) => !name.includes(':'));
+const FAMILY_ELEMENTS: ReadonlyMap<string, readonly string[]> = (() => {
+  const families = new Map<string, string[]>();
+  for (const name of CATALOGUE.keys()) {
+    const colon = name.indexOf(':');
+    if (colon < 0) continue;
+    const family = name.slice(0, colon);
+    families.set(family, [...(families.get(family) ?? []), name.slice(colon + 1)]);
+  }
+  return families;
+})();

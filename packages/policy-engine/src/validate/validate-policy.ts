@@ -1,5 +1,5 @@
 import type { Diagnostic } from '../api';
-import type { ElementNode } from '../ast/nodes';
+import { walk, type ElementNode } from '../ast/nodes';
 import type { ValidPolicy } from '../ast/valid/policy';
 import { diagnostic, sortDiagnostics } from '../diagnostics';
 import { attributesPass } from './attributes';
@@ -36,13 +36,32 @@ export type ValidationOutcome = { ok: true; policy: ValidPolicy } | { ok: false;
  * Every problem of every pass, in reading order after `earlier` (the parser's); or, when there is none, the
  * validated tree. The schema pass runs last, because it reports only what the others left unsaid.
  */
+/** Problems of an element's own attributes stand whatever its children; everything else about it may be a follow-on. */
+const OWN_ATTRIBUTE_CODES: ReadonlySet<string> = new Set(['unknown_attribute', 'missing_attribute', 'invalid_attribute']);
+
+/**
+ * Drops what the passes said about elements that lost a child to an unknown element (`if needs exactly one
+ * condition, found 0` after `unknown element \`equal\``): the unknown element is the problem to fix, and the rest
+ * follows from it. The parser's own diagnostics (the first `fromParser`) always stay.
+ */
+function withoutFollowOns(policy: ElementNode, diagnostics: readonly Diagnostic[], fromParser: number): Diagnostic[] {
+  const incomplete = new Set<string>();
+  walk(policy, (node) => {
+    if (node.incomplete === true) incomplete.add(`${node.location.line}:${node.location.column ?? ''}`);
+  });
+  if (incomplete.size === 0) return [...diagnostics];
+  return diagnostics.filter(
+    (item, index) => index < fromParser || OWN_ATTRIBUTE_CODES.has(item.code) || !incomplete.has(`${item.line ?? ''}:${item.column ?? ''}`),
+  );
+}
+
 export function validatePolicy(policy: ElementNode, earlier: readonly Diagnostic[] = []): ValidationOutcome {
   const diagnostics: Diagnostic[] = [...earlier];
   const report: Report = (code, message, location) => {
     diagnostics.push(diagnostic(code, message, location));
   };
   for (const pass of [...VALIDATION_PASSES, schemaPass]) pass.run(policy, report, diagnostics);
-  if (diagnostics.length > 0) return { ok: false, diagnostics: sortDiagnostics(diagnostics) };
+  if (diagnostics.length > 0) return { ok: false, diagnostics: sortDiagnostics(withoutFollowOns(policy, diagnostics, earlier.length)) };
   try {
     return { ok: true, policy: buildValidPolicy(policy) };
   } catch (error) {

@@ -76,7 +76,7 @@ describe('parsePolicy', () => {
     if (!outcome.ok) throw new Error('refused');
     expect(outcome.diagnostics).toEqual([
       { code: 'unknown_element', message: 'unknown element `bogus`', line: 2, column: 35 },
-      { code: 'unknown_element', message: 'unknown element `constant:strin`', line: 2, column: 43 },
+      { code: 'unknown_element', message: 'unknown element `constant:strin`; did you mean `constant:string`?', line: 2, column: 43 },
       {
         code: 'unknown_element',
         message: 'unknown element `x` in namespace `http://www.mydata-control.de/4.0/function`',

@@ -28,7 +28,7 @@ describe('attributes pass', () => {
       { code: 'unknown_attribute', message: 'unknown attribute `constructor` on `mechanism`', line: 2, column: line.indexOf('constructor') + 1 },
       { code: 'unknown_attribute', message: 'unknown attribute `o:event` on `mechanism`', line: 2, column: line.indexOf('o:event') + 1 },
     ]);
-    expect(messages(branch('<allow reasn="typo"/>'))).toEqual(['unknown_attribute: unknown attribute `reasn` on `allow`']);
+    expect(messages(branch('<allow reasn="typo"/>'))).toEqual(['unknown_attribute: unknown attribute `reasn` on `allow`; did you mean `reason`?']);
   });
 
   it.each([

@@ -5,6 +5,7 @@ export interface MissedBranch {
   file: string;
   line: number;
   column?: number;
+  /** 0-based, as in explanations; printed from 1. */
   mechanism: number;
   event: string;
   /** `if`, `elseif 2`, `else` */
@@ -102,11 +103,11 @@ export function formatCoverage(report: readonly PolicyCoverage[]): string[] {
     lines.push(`  ${policy.id} (${policy.file}): ${policy.reached}/${policy.branches}`);
     for (const missed of policy.missed) {
       const where = `${missed.file}:${missed.line}${missed.column === undefined ? '' : `:${missed.column}`}`;
-      lines.push(`    ${where}: mechanism ${missed.mechanism} (\`${missed.event}\`): \`${missed.branch}\` never reached`);
+      lines.push(`    ${where}: mechanism ${missed.mechanism + 1} (\`${missed.event}\`): \`${missed.branch}\` never reached`);
     }
     for (const mechanism of policy.unmeasured) {
       lines.push(
-        `    ${policy.file}:${mechanism.line}: mechanism ${mechanism.mechanism} (\`${mechanism.event}\`): not measured, a condition calls \`execute\`, which explanations never run`,
+        `    ${policy.file}:${mechanism.line}: mechanism ${mechanism.mechanism + 1} (\`${mechanism.event}\`): not measured, a condition calls \`execute\`, which explanations never run`,
       );
     }
   }

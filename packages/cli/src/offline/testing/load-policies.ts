@@ -19,7 +19,7 @@ export class PolicyCache {
   private readonly files = new Map<string, Loaded>();
 
   /** The set a test file decides with, or every problem of its policies (located in the policy files). */
-  setFor(testFile: TestFile): { ok: true; set: PolicySet; policies: LoadedPolicy[] } | { ok: false; problems: LocatedProblem[] } {
+  setFor(testFile: Pick<TestFile, 'file' | 'policies'>): { ok: true; set: PolicySet; policies: LoadedPolicy[] } | { ok: false; problems: LocatedProblem[] } {
     const problems: LocatedProblem[] = [];
     const policies: LoadedPolicy[] = [];
     for (const entry of testFile.policies) {

@@ -65,7 +65,7 @@ function readRoot(value: unknown, file: string, shape: Shape, locate: (path: rea
   return { file, policies, settings, pips, pxps, tests };
 }
 
-function readSettings(value: unknown, shape: Shape): TestSettings | undefined {
+export function readSettings(value: unknown, shape: Shape): TestSettings | undefined {
   const settings: TestSettings = { defaultDecision: 'allow', timeZone: 'UTC' };
   if (value === undefined) return settings;
   const record = shape.record(value, ['settings'], { optional: ['defaultDecision', 'timeZone'] });
@@ -94,7 +94,7 @@ function isTimeZone(zone: string): boolean {
   }
 }
 
-function readPips(value: unknown, at: readonly PathSegment[], shape: Shape): PipStub[] {
+export function readPips(value: unknown, at: readonly PathSegment[], shape: Shape): PipStub[] {
   const stubs: PipStub[] = [];
   shape.list(value, at)?.forEach((item, index) => {
     const where = [...at, index];
@@ -111,7 +111,7 @@ function readPips(value: unknown, at: readonly PathSegment[], shape: Shape): Pip
   return stubs;
 }
 
-function readPxps(value: unknown, at: readonly PathSegment[], shape: Shape): PxpStub[] {
+export function readPxps(value: unknown, at: readonly PathSegment[], shape: Shape): PxpStub[] {
   const stubs: PxpStub[] = [];
   shape.list(value, at)?.forEach((item, index) => {
     const where = [...at, index];

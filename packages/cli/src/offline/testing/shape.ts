@@ -1,3 +1,4 @@
+import { closestName } from '@custos/policy-engine';
 import { formatPath, type PathSegment, type Position } from './yaml-source';
 
 export interface ShapeProblem {
@@ -29,11 +30,17 @@ export class Shape {
     const record = value as Record<string, unknown>;
     const required = keys.required ?? [];
     const allowed = new Set([...required, ...(keys.optional ?? [])]);
+    // A misspelt key is reported once, and read on as the key it was meant to be, so nothing follows from it.
+    const meant: Record<string, unknown> = {};
     for (const key of Object.keys(record)) {
-      if (!allowed.has(key)) this.fail([...path, key], `unknown key \`${key}\`; expected ${[...allowed].map((k) => `\`${k}\``).join(', ')}`);
+      if (allowed.has(key)) continue;
+      const closest = closestName(key, [...allowed].filter((name) => !(name in record) && !(name in meant)));
+      if (closest !== null) meant[closest] = record[key];
+      const hint = closest === null ? `expected ${[...allowed].map((k) => `\`${k}\``).join(', ')}` : `did you mean \`${closest}\`?`;
+      this.fail([...path, key], `unknown key \`${key}\`; ${hint}`);
     }
-    for (const key of required) if (!(key in record)) this.fail(path, `needs \`${key}\``);
-    return record;
+    for (const key of required) if (!(key in record) && !(key in meant)) this.fail(path, `needs \`${key}\``);
+    return Object.keys(meant).length === 0 ? record : { ...record, ...meant };
   }
 
   list(value: unknown, path: readonly PathSegment[]): unknown[] | undefined {

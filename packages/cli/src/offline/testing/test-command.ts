@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
-import type { PolicySet } from '@custos/policy-engine';
+import { closestName, emptyPolicySet, type PolicySet } from '@custos/policy-engine';
 import { SingleBar, Presets } from 'cli-progress';
 import { EXIT_CODES, type ExitCode } from '../../output/exit-codes';
 import { formatProblem, type LocatedProblem } from '../../output/located';
@@ -14,11 +14,16 @@ import { failureLines, summaryLine } from './report';
 import { runTestCase, type CaseOutcome } from './run-test-case';
 import type { TestFile } from './test-file';
 import { formatExplanation } from './trace';
+import { engineEventOf } from './wire-event';
 
 export interface TestOptions {
   junit: string | null;
   coverage: boolean;
   verbose: boolean;
+  /** Only tests whose name contains this (case-insensitive), or matches it as `/regex/`. */
+  run?: string | null;
+  /** A test whose action no mechanism of its file's policies reacts to is an error instead of a warning. */
+  strict?: boolean;
 }
 
 /** Below this many tests a progress bar would only flicker. */
@@ -47,10 +52,28 @@ export async function runTests(inputs: readonly string[], options: TestOptions, 
   const cache = new PolicyCache();
   const ready: ReadySuite[] = [];
   const broken: Array<{ file: string; problems: LocatedProblem[] }> = [];
+  const selected = testSelector(options.run ?? null);
+  if (!selected.ok) {
+    output.err(selected.message);
+    return EXIT_CODES.usage;
+  }
   for (const path of found.files) {
-    const loaded = prepare(path, cache);
-    if ('problems' in loaded) broken.push({ file: path, problems: loaded.problems });
-    else ready.push(loaded);
+    const loaded = prepare(path, cache, selected.matches);
+    if ('problems' in loaded) {
+      broken.push({ file: path, problems: loaded.problems });
+      continue;
+    }
+    const unmatched = unmatchedActions(loaded);
+    if (options.strict === true && unmatched.length > 0) {
+      broken.push({ file: path, problems: unmatched });
+      continue;
+    }
+    for (const problem of unmatched) output.err(formatProblem({ ...problem, message: `warning: ${problem.message}` }));
+    if (loaded.file.tests.length > 0) ready.push(loaded);
+  }
+  if (options.run !== undefined && options.run !== null && ready.every((suite) => suite.file.tests.length === 0) && broken.length === 0) {
+    output.err(`no test matches \`${options.run}\``);
+    return EXIT_CODES.usage;
   }
 
   const total = ready.reduce((sum, suite) => sum + suite.file.tests.length, 0);
@@ -121,7 +144,7 @@ export async function runTests(inputs: readonly string[], options: TestOptions, 
   return failed > 0 ? EXIT_CODES.failed : EXIT_CODES.ok;
 }
 
-function prepare(path: string, cache: PolicyCache): ReadySuite | { problems: LocatedProblem[] } {
+function prepare(path: string, cache: PolicyCache, selects: (name: string) => boolean): ReadySuite | { problems: LocatedProblem[] } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
@@ -130,10 +153,53 @@ function prepare(path: string, cache: PolicyCache): ReadySuite | { problems: Loc
   }
   const read = readTestFile(path, text);
   if (!read.ok) return { problems: read.problems };
+  const tests = read.file.tests.filter((test) => selects(test.name));
+  if (tests.length === 0) return { file: { ...read.file, tests }, set: emptyPolicySet(), policies: [], recordedActions: new Set() };
   const policies = cache.setFor(read.file);
   if (!policies.ok) return { problems: policies.problems };
   const recordedActions = new Set(policies.policies.flatMap((loaded) => loaded.policy.historyActions));
-  return { file: read.file, set: policies.set, policies: policies.policies, recordedActions };
+  return { file: { ...read.file, tests }, set: policies.set, policies: policies.policies, recordedActions };
+}
+
+/**
+ * Tests whose event names an action no mechanism of the file's policies reacts to: almost always a misspelt action,
+ * which the default decision would otherwise quietly answer.
+ */
+function unmatchedActions(suite: ReadySuite): LocatedProblem[] {
+  const actions = new Set(suite.policies.flatMap((loaded) => loaded.policy.actions));
+  const problems: LocatedProblem[] = [];
+  for (const test of suite.file.tests) {
+    const action = engineEventOf(test.event).action;
+    if (actions.has(action)) continue;
+    problems.push({
+      file: suite.file.file,
+      ...(test.line === undefined ? {} : { line: test.line }),
+      message: `test \`${test.name}\`: no mechanism of the file's policies reacts to \`${action}\`, so the default decision answers${didYouMean(action, actions)}`,
+    });
+  }
+  return problems;
+}
+
+/** `--run`: a name fragment (case-insensitive) or a `/regular expression/`. */
+function testSelector(pattern: string | null): { ok: true; matches: (name: string) => boolean } | { ok: false; message: string } {
+  if (pattern === null) return { ok: true, matches: () => true };
+  const regex = /^\/(.*)\/([a-z]*)$/s.exec(pattern);
+  if (regex === null) {
+    const fragment = pattern.toLowerCase();
+    return { ok: true, matches: (name) => name.toLowerCase().includes(fragment) };
+  }
+  try {
+    const expression = new RegExp(regex[1] ?? '', regex[2]);
+    return { ok: true, matches: (name) => expression.test(name) };
+  } catch (error) {
+    return { ok: false, message: `--run \`${pattern}\` is not a regular expression: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** ``; did you mean `x`?`` for the closest known name, if one is close. */
+function didYouMean(name: string, candidates: Iterable<string>): string {
+  const closest = closestName(name, candidates);
+  return closest === null ? '' : `; did you mean \`${closest}\`?`;
 }
 
 /** A test that throws is a bug in the runner or the engine; it fails that test instead of ending the run. */

@@ -1,5 +1,6 @@
 import type { ExplainedSpan, MechanismExplanation } from '@custos/policy-engine';
 import { show } from './compare';
+import { depthOf, valueText, valuesOf } from '../../output/value-lines';
 import { recordOf } from './stubs';
 
 /** The explanation of a test's event as indented text lines, for `--verbose`. */
@@ -7,10 +8,15 @@ export function formatExplanation(explanation: readonly MechanismExplanation[]):
   if (explanation.length === 0) return ['no mechanism matches the event: the default decision applies'];
   const lines: string[] = [];
   for (const m of explanation) {
-    lines.push(`\`${m.policyId}\` mechanism ${m.mechanism} (\`${m.event}\`): ${branchText(m.branch)}, outcome ${m.outcome}${m.reason === null ? '' : ` (${m.reason})`}`);
+    const branch = m.branch.kind === 'none' && m.outcome === 'error' ? 'took no branch (a condition failed)' : branchText(m.branch);
+    lines.push(`\`${m.policyId}\` mechanism ${m.mechanism + 1} (\`${m.event}\`): ${branch}, outcome ${m.outcome}${m.reason === null ? '' : ` (${m.reason})`}`);
     if (m.conditions.length > 0) {
       lines.push(`  conditions: ${m.conditions.map((c) => `${conditionName(c.branch)} ${c.value === null ? 'failed' : String(c.value)}`).join(', ')}`);
     }
+    for (const c of m.conditions) {
+      for (const record of valuesOf(m.values, c.branch)) lines.push(`    ${conditionName(c.branch)}: ${'  '.repeat(depthOf(record))}${valueText(record)}`);
+    }
+    for (const record of valuesOf(m.values, null)) lines.push(`    parameters: ${'  '.repeat(depthOf(record))}${valueText(record)}`);
     if (m.delayMs > 0) lines.push(`  delay: ${m.delayMs} ms`);
     for (const modifier of m.modifiers) {
       lines.push(`  modify \`${modifier.eventParameter}\` at \`${modifier.expression}\`: ${modifier.method} ${show(recordOf(modifier.parameters))}`);

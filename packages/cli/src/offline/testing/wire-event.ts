@@ -1,6 +1,7 @@
 import { MAX_EVENT_PARAMETERS, WorkBudget, actionOf, parseEvent, toEngineEvent, type Event, type EventParameter } from '@custos/contracts';
 import type { EngineEvent } from '@custos/policy-engine';
 import type { Shape } from './shape';
+import { isShortParameters, readShortParameters } from './short-parameters';
 import type { PathSegment } from './yaml-source';
 
 const SCOPE = /^[a-z0-9._-]+$/;
@@ -8,7 +9,8 @@ const TOKEN = /^[A-Za-z0-9._-]+$/;
 const ACTION_URN = /^urn:action:[a-z0-9._-]+:[A-Za-z0-9._-]+$/;
 
 /**
- * An event exactly as the body of `POST /event` (api.md §3): the same rules the pdp's schema and parser apply, so a
+ * An event exactly as the body of `POST /event` (api.md §3), or with its parameters in the short form
+ * (short-parameters.ts): the same rules the pdp's schema and parser apply, so a
  * test event the runner accepts is one the pdp accepts too. Undefined (with problems reported) otherwise.
  */
 export function readWireEvent(value: unknown, path: readonly PathSegment[], shape: Shape): Event | undefined {
@@ -18,7 +20,9 @@ export function readWireEvent(value: unknown, path: readonly PathSegment[], shap
   const actionId = readActionId(record.actionId, [...path, 'actionId'], shape);
   const timestamp = shape.integer(record.timestamp, [...path, 'timestamp']);
   const parameters: EventParameter[] = [];
-  if (record.parameters !== undefined) {
+  if (isShortParameters(record.parameters)) {
+    parameters.push(...(readShortParameters(record.parameters, [...path, 'parameters'], shape) ?? []));
+  } else if (record.parameters !== undefined) {
     const list = shape.list(record.parameters, [...path, 'parameters']);
     if (list !== undefined && list.length > MAX_EVENT_PARAMETERS) shape.fail([...path, 'parameters'], `has more than ${MAX_EVENT_PARAMETERS} parameters`);
     list?.forEach((item, index) => {
@@ -28,10 +32,13 @@ export function readWireEvent(value: unknown, path: readonly PathSegment[], shap
   }
   if (actionId === undefined || timestamp === undefined || shape.problems.length > before) return undefined;
   const event: Event = { actionId, timestamp, parameters };
+  const short = isShortParameters(record.parameters);
+  // Problems found in the wire form point at the short form where the file used it.
+  const at = (problem: string | undefined) => [...path, ...(short ? shortSegments(segments(problem), parameters) : segments(problem))];
   // The shape is the test file's (read above, with YAML locations); the rest is the pdp's own event parser, so names,
   // action and nesting are checked exactly as POST /event checks them.
   const parsed = parseEvent(event, { shape: () => [], budget: new WorkBudget() });
-  if (!parsed.ok) for (const problem of parsed.errors) shape.fail([...path, ...segments(problem.path)], problem.message);
+  if (!parsed.ok) for (const problem of parsed.errors) shape.fail(at(problem.path), problem.message);
   return shape.problems.length > before ? undefined : event;
 }
 
@@ -65,6 +72,14 @@ function readParameter(value: unknown, path: readonly PathSegment[], shape: Shap
   const isComplex = typed.isComplex === undefined ? false : shape.boolean(typed.isComplex, [...path, 'value', 'isComplex']);
   if (type === undefined || isComplex === undefined) return undefined;
   return { name, value: { value: typed.value, type, isComplex } };
+}
+
+/** ['parameters', 2, 'value', 'value', …] → ['parameters', name of the third, …] */
+function shortSegments(found: PathSegment[], parameters: readonly EventParameter[]): PathSegment[] {
+  const [first, index, value, inner, ...rest] = found;
+  if (first !== 'parameters' || typeof index !== 'number') return found;
+  const name = parameters[index]?.name ?? index;
+  return value === 'value' && inner === 'value' ? [first, name, ...rest] : [first, name];
 }
 
 /** `parameters[2].value.value` → ['parameters', 2, 'value', 'value'] */

@@ -12,8 +12,39 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? 'undefined');
 const leaf = (label: string, value: unknown, tone?: TreeNode['tone']): TreeNode => ({ label, value: text(value), ...(tone ? { tone } : {}), children: [] });
 
-function branchText(branch: unknown): string {
+/** An operand as `source = value`; a constant as its value. */
+function operandText(operand: Record<string, unknown>): string {
+  const source = text(operand.source);
+  if (typeof operand.error === 'string') return `${source} failed: ${operand.error}`;
+  const value = `${JSON.stringify(operand.value) ?? 'undefined'}${operand.truncated === true ? ' (cut short)' : ''}`;
+  return source === 'constant' ? value : `${source} = ${value}`;
+}
+
+/** The values a condition compared: each comparison, function or arithmetic element with its operands and result, inner ones under outer ones. */
+function valueNodes(values: unknown, condition: number): TreeNode[] {
+  const records = Array.isArray(values) ? values.filter(isRecord).filter((v) => v.condition === condition) : [];
+  const roots: TreeNode[] = [];
+  const open: TreeNode[] = [];
+  for (const v of records) {
+    const node: TreeNode = {
+      label: `${text(v.element)}(${(Array.isArray(v.operands) ? v.operands.filter(isRecord) : []).map(operandText).join(', ')})`,
+      value: typeof v.error === 'string' ? `failed: ${v.error}` : (JSON.stringify(v.value) ?? 'undefined'),
+      ...(typeof v.error === 'string' ? { tone: 'error' as const } : {}),
+      children: [],
+    };
+    const depth = Math.min(Number(v.depth) || 0, open.length);
+    const parent = depth === 0 ? undefined : open[depth - 1];
+    if (parent === undefined) roots.push(node);
+    else parent.children.push(node);
+    open.length = depth;
+    open.push(node);
+  }
+  return roots;
+}
+
+function branchText(branch: unknown, outcome?: unknown): string {
   if (!isRecord(branch)) return 'none';
+  if (branch.kind === 'none' && outcome === 'error') return 'none (a condition failed)';
   if (branch.kind === 'if' || branch.kind === 'elseif') return `${branch.kind} #${Number(branch.index) + 1}`;
   return String(branch.kind);
 }
@@ -40,12 +71,15 @@ function mechanismNode(raw: unknown): TreeNode {
   const m = isRecord(raw) ? raw : {};
   const outcome = String(m.outcome);
   const tone = outcome === 'allow' ? 'allow' : outcome === 'inhibit' ? 'inhibit' : outcome === 'error' ? 'error' : 'neutral';
-  const children: TreeNode[] = [leaf('branch taken', branchText(m.branch))];
+  const children: TreeNode[] = [leaf('branch taken', branchText(m.branch, m.outcome))];
   const conditions = Array.isArray(m.conditions) ? m.conditions.filter(isRecord) : [];
   if (conditions.length > 0) {
     children.push({
       label: 'conditions',
-      children: conditions.map((c) => leaf(`condition #${Number(c.branch) + 1}`, c.value === null ? 'error' : c.value)),
+      children: conditions.map((c) => ({
+        ...leaf(`condition #${Number(c.branch) + 1}`, c.value === null ? 'error' : c.value),
+        children: valueNodes(m.values, Number(c.branch)),
+      })),
     });
   }
   if (Number(m.delayMs) > 0) children.push(leaf('delay', `${Number(m.delayMs)} ms`));
