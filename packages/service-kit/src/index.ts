@@ -28,3 +28,6 @@ export * from './http/docs';
 export * from './http/openapi-tags';
 export * from './startup';
 export * from './egress';
+export * from './routes/route';
+export * from './routes/mount';
+export * from './routes/openapi';
