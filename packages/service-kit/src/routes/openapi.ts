@@ -75,7 +75,7 @@ function operation(route: Route<never>, options: ServiceDocumentOptions<object>)
     ...(route.description === undefined ? {} : { description: route.description }),
     security,
     ...(declared.length > 0 ? { parameters: declared } : {}),
-    ...(route.body ? { requestBody: requestBody(route.body) } : {}),
+    ...(route.body ? { requestBody: requestBody(route.body) } : route.forwardedBody ? { requestBody: route.forwardedBody } : {}),
     responses: route.responses,
   };
 }

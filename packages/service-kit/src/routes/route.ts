@@ -94,6 +94,8 @@ export interface RouteSpec<D, PS extends ParamSpecs, QS extends ParamSpecs, B ex
   readonly params?: PS;
   readonly query?: QS;
   readonly body?: B;
+  /** The document's `requestBody` of a route whose handler reads the body itself (a proxy passing it on unread). */
+  readonly forwardedBody?: object;
   readonly responses: Readonly<Record<number, ResponseSpec>>;
   readonly handler: (req: Request, res: Response, input: RouteInput<D, PathValues<PS>, QueryValues<QS>, BodyValue<B>>) => unknown;
 }
