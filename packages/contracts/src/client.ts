@@ -9,14 +9,17 @@ export const MAX_CLIENT_DESCRIPTION = 1000;
 
 const scopeSchema = Type.Unsafe<Scope>({ type: 'string', enum: [...ALL_SCOPES] });
 
+const solutionsSchema = Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: `^(${SOLUTION_PATTERN}|\\*)$` }), {
+  minItems: 1,
+  maxItems: MAX_CLIENT_SOLUTIONS,
+  uniqueItems: true,
+});
+
 /** POST /clients. */
 export const createClientSchema = Type.Object(
   {
-    solutions: Type.Array(Type.String({ minLength: 1, maxLength: 128, pattern: `^(${SOLUTION_PATTERN}|\\*)$` }), {
-      minItems: 1,
-      maxItems: MAX_CLIENT_SOLUTIONS,
-      uniqueItems: true,
-    }),
+    // Typed with its bound, which callers read (TypeBox types every array option as optional).
+    solutions: solutionsSchema as typeof solutionsSchema & { maxItems: number },
     scopes: Type.Array(scopeSchema, { minItems: 1, uniqueItems: true }),
     description: Type.Optional(Type.String({ maxLength: MAX_CLIENT_DESCRIPTION })),
   },
