@@ -1,10 +1,10 @@
 // The benchmark suite of issue 6 (`npm run bench` builds first, then runs this).
 //
-//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,scale,management,history,batch,soak,embedded,chaos]
+//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,scale,management,history,batch,fairness,soak,embedded,chaos]
 //                          [--soak [minutes]] [--chaos [minutes]] [--profile] [--json <file>]
 //
 // Runs, in order: engine (packages/policy-engine/bench/decide.mjs, when it exists), http, propagation,
-// scale, management, history, batch; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak;
+// scale, management, history, batch, fairness; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak;
 // embedded (one process on PGlite) only with --only embedded.
 // chaos (issue 14) only with --chaos (default 10 minutes, 1 with --quick), alone unless --only names others.
 // Each benchmark prints its figures beside the floor or baseline measured in the same run, then a
@@ -17,8 +17,8 @@ import { loadavg, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as lib from './bench/lib.mjs';
 
-const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'batch', 'soak', 'embedded', 'chaos'];
-const DEFAULT = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'batch'];
+const ALL = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'batch', 'fairness', 'soak', 'embedded', 'chaos'];
+const DEFAULT = ['engine', 'http', 'propagation', 'scale', 'management', 'history', 'batch', 'fairness'];
 const ENGINE_BENCH = path.join(lib.ROOT, 'packages', 'policy-engine', 'bench', 'decide.mjs');
 
 const USAGE = `usage: node scripts/bench.mjs [--quick] [--only <${ALL.join('|')}>[,...]] [--soak [minutes]] [--chaos [minutes]] [--profile] [--json <file>]

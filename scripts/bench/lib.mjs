@@ -363,7 +363,11 @@ export async function startCore({ label = 'bench' } = {}) {
       /** Starts one pdp replica (stdout to a sink); options as startService. */
       async startPdp(options = {}, extraEnv = {}) {
         const nodeArgs = [...PDP_NODE_ARGS, ...(options.nodeArgs ?? [])];
-        const pdp = await startService('pdp-service', { ...env, ...extraEnv }, { stdout: 'ignore', ...options, nodeArgs });
+        // The benchmarks measure what a replica can do, so one tenant's rate quota (PDP_SOLUTION_RATE, 10,000
+        // decisions/s by default) is set out of reach; admission still runs. `defaultAdmission` keeps the default.
+        const quota = options.defaultAdmission ? {} : { PDP_SOLUTION_RATE: '10000000', PDP_SOLUTION_BURST: '100000000' };
+        const { defaultAdmission: _default, ...serviceOptions } = options;
+        const pdp = await startService('pdp-service', { ...env, ...quota, ...extraEnv }, { stdout: 'ignore', ...serviceOptions, nodeArgs });
         services.push(pdp);
         pdps.push(pdp);
         pdp.rssAtReadyMb = rssMb(pdp.pid);

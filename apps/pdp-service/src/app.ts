@@ -3,6 +3,7 @@ import type { Express } from 'express';
 import { createServiceApp, type Logger, type TokenVerifier } from '@custos/service-kit';
 import type { DefaultDecision } from './config';
 import { AUTHZEN_PATHS } from '@custos/contracts';
+import { Admission, NO_LIMITS, registerAdmissionMetrics, type AdmissionLimits } from './admission';
 import { Decider } from './decision/decider';
 import { SERVICE_NAME, type PdpMetrics } from './metrics';
 import { openapi } from './openapi';
@@ -31,6 +32,8 @@ export interface AppDeps {
   decider?: Decider;
   /** The pdp's public base URL for the AuthZEN metadata (`PDP_PUBLIC_URL`); derived from each request when absent. */
   publicUrl?: string;
+  /** Per-solution admission of the decision routes (PDP_SOLUTION_*); no limit when absent. */
+  admission?: AdmissionLimits;
   /** The stored PXP executes (`/executions`); the routes are absent without it. */
   executions?: Omit<ExecutionRouteDeps, 'verifier'>;
 }
@@ -50,9 +53,11 @@ export const EXPLAIN_PATH = '/event/explain';
 export function createApp(deps: AppDeps): PdpListener {
   // One decider for every decision route, so batches and single events share history, PIPs and PXPs.
   const decider = deps.decider ?? new Decider({ defaultDecision: deps.defaultDecision, timeZone: deps.timeZone, logger: deps.logger });
-  const decisions = createDecisionHandler({ ...deps, decider });
-  const batch = createEventsHandler({ ...deps, decider });
-  const authzen = createAuthZenHandlers({ ...deps, decider });
+  const admission = new Admission(deps.admission ?? NO_LIMITS);
+  registerAdmissionMetrics(deps.metrics.registry, admission);
+  const decisions = createDecisionHandler({ ...deps, decider, admission });
+  const batch = createEventsHandler({ ...deps, decider, admission });
+  const authzen = createAuthZenHandlers({ ...deps, decider, admission });
   const current = () => replicaStatus(deps.replicaId, deps.policies.status(), deps.natsConnected());
 
   const service = createServiceApp({

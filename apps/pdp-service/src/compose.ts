@@ -254,6 +254,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     defaultDecision: config.defaultDecision,
     timeZone: config.timeZone,
     decider,
+    admission: config.admission,
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     executions: { store: executions, wake: () => void pxp.poll() },
     ...(overrides.minRevisionWaitMs === undefined ? {} : { minRevisionWaitMs: overrides.minRevisionWaitMs }),

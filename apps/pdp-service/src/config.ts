@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type { AdmissionLimits } from './admission';
 import { ConfigError, EgressPolicy, readChoice, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
 
 export const DECISIONS = ['allow', 'inhibit'] as const;
@@ -29,6 +30,8 @@ export interface PdpConfig extends CommonConfig {
   publicUrl: string | undefined;
   /** Where PIP and PXP calls may go (`PDP_CALL_ALLOW`); read here so a malformed list stops the start. */
   egress: EgressPolicy;
+  /** Per-solution admission of the decision routes (`PDP_SOLUTION_*`, `PDP_WORK_SLICE_MS`). */
+  admission: AdmissionLimits;
 }
 
 /** The event history in PostgreSQL (docs/api.md, "Event history"). */
@@ -121,6 +124,21 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     timerCheckMs: readInteger(env, 'PDP_TIMER_CHECK_MS', 10_000, 50, 3_600_000),
     publicUrl: readPublicUrl(env),
     egress: EgressPolicy.fromEnv(env),
+    admission: readAdmissionLimits(env),
+  };
+}
+
+/**
+ * Per solution and replica (README, "Configuration", says why these defaults): 64 requests in flight, 10,000
+ * decisions a second with a burst of one second's worth, batch work in slices of 2 ms. 0 turns a limit off.
+ */
+export function readAdmissionLimits(env: Env): AdmissionLimits {
+  const ratePerSecond = readInteger(env, 'PDP_SOLUTION_RATE', 10_000, 0, 10_000_000);
+  return {
+    maxConcurrency: readInteger(env, 'PDP_SOLUTION_MAX_CONCURRENCY', 64, 0, 100_000),
+    ratePerSecond,
+    burst: readInteger(env, 'PDP_SOLUTION_BURST', Math.max(ratePerSecond, 1), 1, 100_000_000),
+    sliceMs: readInteger(env, 'PDP_WORK_SLICE_MS', 2, 1, 1000),
   };
 }
 

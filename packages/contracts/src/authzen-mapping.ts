@@ -80,8 +80,9 @@ export interface MappedEvaluation {
 }
 
 /**
- * The Custos event of one evaluation (its schema already checked). `prefix` is prepended to error paths
- * (`evaluations[3].`); `timestamp` is the event's time, the pdp's clock when it received the request.
+ * The Custos event of one evaluation (its schema already checked), with the nesting bound of a parameter value of
+ * POST /event (api.md, "Decisions") checked on each entity. `prefix` is prepended to error paths (`evaluations[3].`);
+ * `timestamp` is the event's time, the pdp's clock when it received the request.
  */
 export function toCustosEvent(
   evaluation: CompleteEvaluation,
@@ -89,6 +90,20 @@ export function toCustosEvent(
   timestamp: number,
   prefix = '',
 ): Mapped<MappedEvaluation> {
+  const errors: ProblemError[] = [];
+  for (const name of AUTHZEN_PARAMETERS) {
+    if (nestsDeeperThan(evaluation[name] ?? {}, MAX_VALUE_DEPTH)) errors.push({ path: `${prefix}${name}`, message: `is nested deeper than ${MAX_VALUE_DEPTH} levels` });
+  }
+  const mapped = mapEvaluation(evaluation, solutions, timestamp, prefix);
+  if (!mapped.ok) return mapped;
+  return errors.length > 0 ? { ok: false, errors } : mapped;
+}
+
+/**
+ * The Custos event of one evaluation whose entities were already checked (the pdp's request parser checks each
+ * distinct object once, so a default shared by many evaluations is not walked again for each).
+ */
+export function mapEvaluation(evaluation: CompleteEvaluation, solutions: readonly string[], timestamp: number, prefix = ''): Mapped<MappedEvaluation> {
   const action = authzenAction(evaluation.action.name, solutions, `${prefix}action.name`);
   if (!action.ok) return action;
   const values = {
@@ -97,13 +112,10 @@ export function toCustosEvent(
     action: evaluation.action,
     context: evaluation.context ?? {},
   };
-  const errors: ProblemError[] = [];
-  const parameters: EventParameter[] = AUTHZEN_PARAMETERS.map((name) => {
-    // The same bound as a parameter value of POST /event (api.md, "Decisions").
-    if (nestsDeeperThan(values[name], MAX_VALUE_DEPTH)) errors.push({ path: `${prefix}${name}`, message: `is nested deeper than ${MAX_VALUE_DEPTH} levels` });
-    return { name, value: { value: values[name], type: AUTHZEN_PARAMETER_TYPES[name], isComplex: true } };
-  });
-  if (errors.length > 0) return { ok: false, errors };
+  const parameters: EventParameter[] = AUTHZEN_PARAMETERS.map((name) => ({
+    name,
+    value: { value: values[name], type: AUTHZEN_PARAMETER_TYPES[name], isComplex: true },
+  }));
   return { ok: true, value: { event: { actionId: { urn: action.value.urn }, timestamp, parameters }, action: action.value } };
 }
 

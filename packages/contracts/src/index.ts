@@ -21,3 +21,6 @@ export * from './replica-status';
 export * from './batch';
 export * from './authzen';
 export * from './authzen-mapping';
+export * from './work-budget';
+export * from './event-parser';
+export * from './authzen-parser';

@@ -1,6 +1,7 @@
 import { toAuthorizationDecision, type AuthorizationDecision, type EventAction } from '@custos/contracts';
 import type { EngineDecision, EngineEvent } from '@custos/policy-engine';
 import { uuidv7 } from '@custos/service-kit';
+import type { WorkSlices } from '../admission';
 import type { ActivePolicySet } from '../policy-set/follower';
 import type { Decider } from './decider';
 
@@ -25,13 +26,14 @@ export interface DecidedEvent {
  * so a history-using event is recorded before the next is decided and sees every earlier one (a limit of N allows
  * exactly the first N), all against the same active set. The executes of every decision are stored before this
  * returns, so none an answered decision required is lost. `stopAfter` ends the batch early (the AuthZEN
- * short-circuiting semantics): events after the one it stops at are neither decided nor recorded.
+ * short-circuiting semantics): events after the one it stops at are neither decided nor recorded. With `slices`,
+ * the loop gives the event loop back whenever a slice has run its time, and goes on at its solution's next turn.
  */
 export async function decideInOrder(
   decider: Decider,
   active: ActivePolicySet,
   events: readonly OrderedEvent[],
-  stopAfter: (answer: AuthorizationDecision) => boolean = () => false,
+  { stopAfter, slices }: { stopAfter?: (answer: AuthorizationDecision) => boolean; slices?: WorkSlices } = {},
 ): Promise<DecidedEvent[]> {
   const decided: DecidedEvent[] = [];
   const stored: Promise<void>[] = [];
@@ -43,7 +45,8 @@ export async function decideInOrder(
     if (execution !== undefined) stored.push(execution);
     const answer = toAuthorizationDecision(decisionId, decision);
     decided.push({ action, decisionId, decision, answer, decidedAt: process.hrtime.bigint() });
-    if (stopAfter(answer)) break;
+    if (stopAfter?.(answer) === true) break;
+    if (slices?.due() === true) await slices.next();
   }
   await Promise.all(stored);
   return decided;

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ERROR_CODES, HEADERS, SCOPES, type ProblemError } from '@custos/contracts';
+import { ERROR_CODES, HEADERS, SCOPES, type Refusal } from '@custos/contracts';
 import {
   HttpProblem,
   JSON_TYPES,
@@ -14,6 +14,7 @@ import {
   type Principal,
   type TokenVerifier,
 } from '@custos/service-kit';
+import type { Admission, Admitted, WorkSlices } from '../admission';
 import type { ActivePolicySet } from '../policy-set/follower';
 
 /**
@@ -35,11 +36,37 @@ export async function decidingPrincipal(verifier: TokenVerifier, req: IncomingMe
   return principal;
 }
 
-/** A JSON body of at most `limit` bytes: 415 for another media type, 413 when larger, 400 when not JSON. */
-export async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
+/** The text of a JSON body, not parsed yet: 415 for another media type, 413 when larger than `limit` bytes. */
+export function readJsonText(req: IncomingMessage, limit: number): Promise<string> {
   // The header nearly every client sends needs no parsing (requireMediaType reads parameters with a regex).
   if (req.headers['content-type'] !== 'application/json') requireMediaType(req, JSON_TYPES);
-  return parseJson(await readBody(req, limit));
+  return readBody(req, limit);
+}
+
+/**
+ * A single-call body larger than this waits for its solution's turn before it is parsed: parsing 1 MiB takes
+ * milliseconds, and many of them at once would hold the loop. Smaller ones (nearly every event) parse at once.
+ */
+export const PARSE_TURN_CHARS = 64 * 1024;
+
+/** The JSON of a single-call body, parsed in its solution's turn when it is large. */
+export async function parseSingle(text: string, admission: Admission, admitted: Admitted): Promise<unknown> {
+  if (text.length > PARSE_TURN_CHARS) await admission.turns.turn(admitted.key);
+  return parseJson(text);
+}
+
+/**
+ * The JSON of a batch body, parsed in its solution's turn: the parse, the check and the first slice of deciding then
+ * run as one turn of the solution's, never many solutions' worth at once in one pass of the event loop.
+ */
+export async function parseBatch(text: string, slices: WorkSlices): Promise<unknown> {
+  await slices.next();
+  return parseJson(text);
+}
+
+/** A request the contracts' parser refused, as its problem: 413 for a bound, else a 400 with `code`. */
+export function refusalProblem(refusal: Refusal, code: string): HttpProblem {
+  return new HttpProblem(refusal.status, refusal.status === 413 ? ERROR_CODES.payloadTooLarge : code, refusal.detail, refusal.errors);
 }
 
 /** The Min-Policy-Revision header: absent, or a non-negative integer. */
@@ -82,10 +109,6 @@ export async function activeSetFor(req: IncomingMessage, policies: PolicySource,
   if (active === undefined) throw notReady();
   return active;
 }
-
-/** Errors located inside one item of a batch: `parameters[1].name` of item 3 is `events[3].parameters[1].name`. */
-export const within = (prefix: string, errors: readonly ProblemError[]): ProblemError[] =>
-  errors.map((error) => ({ ...error, path: error.path === undefined ? prefix : `${prefix}.${error.path}` }));
 
 /**
  * Answers a failed decision request as problem+json and says what status it got; undefined when the client went

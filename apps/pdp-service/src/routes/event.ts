@@ -2,14 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   ERROR_CODES,
   MIN_REVISION_WAIT_MS,
+  MAX_EVENT_BYTES,
   SCOPES,
-  actionOf,
-  duplicateParameters,
+  WorkBudget,
   eventSchema,
   javaValue,
-  overlyDeepParameters,
+  parseEvent,
   toAuthorizationDecision,
-  toEngineEvent,
   toModifier,
   wireParameters,
   type AuthorizationDecision,
@@ -19,21 +18,18 @@ import type { EngineDecision, MechanismExplanation } from '@custos/policy-engine
 import {
   compileValidator,
   foreignSolution,
-  problems,
   requestIdOf,
   uuidv7,
   type BodyValidator,
   type Logger,
   type TokenVerifier,
 } from '@custos/service-kit';
+import type { Admission, Admitted } from '../admission';
 import type { DefaultDecision } from '../config';
 import { Decider } from '../decision/decider';
 import { createDecisionLogger, logDecision } from '../decision/log';
 import type { DecisionOutcome, PdpMetrics } from '../metrics';
-import { activeSetFor, answerFailure, decidingPrincipal, readJsonBody, writeDecisionAnswer, type PolicySource } from './decision-request';
-
-/** Events over 1 MiB are refused (api.md §5). */
-export const MAX_EVENT_BYTES = 1024 * 1024;
+import { activeSetFor, answerFailure, decidingPrincipal, parseSingle, readJsonText, refusalProblem, writeDecisionAnswer, type PolicySource } from './decision-request';
 
 /** The request body schema of both decision routes (the wire contract's, compiled once). */
 export { eventSchema };
@@ -50,6 +46,8 @@ export interface DecisionRouteDeps {
   minRevisionWaitMs?: number;
   /** Decides with history, PIPs and PXPs; a decider without any port when absent. */
   decider?: Decider;
+  /** Per-solution admission (concurrency, rate) of every decision route. */
+  admission: Admission;
 }
 
 export type DecisionHandler = (req: IncomingMessage, res: ServerResponse, explain: boolean) => Promise<void>;
@@ -105,11 +103,12 @@ export function wireExplanation(explanation: readonly MechanismExplanation[] | u
 
 /**
  * POST /event and POST /event/explain, on bare node:http (no express middleware on the hot path):
- * token → scope → media type → size → JSON → schema → solution → revision → decide → JSON.
+ * token → scope → admission → media type → size → JSON → the event parser of contracts (schema, names, action,
+ * depth, within the request's work budget) → solution → revision → decide → JSON.
  * The decision log line is written after the response.
  */
 export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler {
-  const { logger, metrics, verifier, policies } = deps;
+  const { logger, metrics, verifier, policies, admission } = deps;
   const decisionLog = createDecisionLogger(logger);
   const waitMs = deps.minRevisionWaitMs ?? MIN_REVISION_WAIT_MS;
   const decider = deps.decider ?? new Decider({ defaultDecision: deps.defaultDecision, timeZone: deps.timeZone, logger });
@@ -122,21 +121,15 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     const uuid = uuidv7();
     const sentId = req.headers['x-request-id'];
     const requestId = sentId === undefined ? uuid : requestIdOf(sentId);
+    let admitted: Admitted | undefined;
     try {
       const principal = await decidingPrincipal(verifier, req);
-      const body = await readJsonBody(req, MAX_EVENT_BYTES);
-      validateEvent.assert(body, ERROR_CODES.invalidEvent, 'the event does not match the schema');
-      const duplicates = duplicateParameters(body.parameters);
-      if (duplicates.length > 0) {
-        throw problems.badRequest(ERROR_CODES.invalidEvent, 'parameter names must be unique', duplicates);
-      }
-      const action = actionOf(body.actionId);
-      if (!action) throw problems.badRequest(ERROR_CODES.invalidEvent, 'the event names no valid action');
+      admitted = admission.admit(principal);
+      const body = await parseSingle(await readJsonText(req, MAX_EVENT_BYTES), admission, admitted);
+      const parsed = parseEvent(body, { shape: validateEvent.errorsOf, budget: new WorkBudget() });
+      if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
+      const { event: engineEvent, action } = parsed.value;
       if (!principal.mayAccess(action.solution)) throw foreignSolution(SCOPES.eventDecide);
-      // Parameter names are unique here, so the engine event holds them in the order of the body.
-      const engineEvent = toEngineEvent(body, action.urn);
-      const tooDeep = overlyDeepParameters(engineEvent.parameters);
-      if (tooDeep.length > 0) throw problems.badRequest(ERROR_CODES.invalidEvent, 'a parameter value is nested too deeply', tooDeep);
 
       const active = await activeSetFor(req, policies, waitMs);
 
@@ -175,6 +168,8 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
         { requestId, method: req.method, path: explain ? '/event/explain' : '/event', status: problem.status, code: problem.code },
         'request',
       );
+    } finally {
+      if (admitted !== undefined) admission.release(admitted);
     }
   };
 }

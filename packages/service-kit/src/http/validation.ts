@@ -36,22 +36,27 @@ function describe(error: ErrorObject): ProblemError {
 export interface BodyValidator<T> {
   (value: unknown): value is T;
   assert(value: unknown, code: string, detail: string): asserts value is T;
+  /** Every violation with its path, without throwing; empty when the value matches (a contracts `ShapeCheck`). */
+  errorsOf: (value: unknown) => ProblemError[];
 }
 
 export function compileValidator<T>(schema: object): BodyValidator<T> {
   const validate: ValidateFunction = ajv.compile(schema);
   const check = ((value: unknown) => validate(value)) as BodyValidator<T>;
+  const errorsOf = (value: unknown): ProblemError[] => {
+    if (validate(value)) return [];
+    const seen = new Set<string>();
+    return (validate.errors ?? []).map(describe).filter((e) => {
+      const key = `${e.path}|${e.message}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  };
+  check.errorsOf = errorsOf;
   check.assert = (value: unknown, code: string, detail: string) => {
-    if (!validate(value)) {
-      const seen = new Set<string>();
-      const errors = (validate.errors ?? []).map(describe).filter((e) => {
-        const key = `${e.path}|${e.message}`;
-        if (seen.has(key)) return false;
-        seen.add(key);
-        return true;
-      });
-      throw problems.badRequest(code, detail, errors);
-    }
+    const errors = errorsOf(value);
+    if (errors.length > 0) throw problems.badRequest(code, detail, errors);
   };
   return check;
 }
