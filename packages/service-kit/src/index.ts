@@ -31,3 +31,4 @@ export * from './egress';
 export * from './routes/route';
 export * from './routes/mount';
 export * from './routes/openapi';
+export * from './routes/fast-path';

@@ -68,8 +68,9 @@ function parameters(where: 'path' | 'query', specs: ParamSpecs | undefined): obj
 function operation(route: Route<never>, options: ServiceDocumentOptions<object>): Record<string, unknown> {
   const scheme = options.bearerScheme ?? 'bearer';
   const security = route.security ?? (route.scope === undefined ? [] : [{ [scheme]: [route.scope] }]);
-  const declared = [...parameters('path', route.params), ...parameters('query', route.query)];
+  const declared = [...parameters('path', route.params), ...parameters('query', route.query), ...(route.headers ?? [])];
   return {
+    ...(route.operationId === undefined ? {} : { operationId: route.operationId }),
     tags: route.tags ?? [options.tagOf?.(route.path) ?? 'default'],
     summary: route.summary,
     ...(route.description === undefined ? {} : { description: route.description }),

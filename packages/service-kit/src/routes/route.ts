@@ -1,4 +1,5 @@
 import type { Static, TSchema } from '@sinclair/typebox';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Request, Response } from 'express';
 import type { ProblemError } from '@custos/contracts';
 import type { HttpProblem } from '../http/problem';
@@ -12,8 +13,8 @@ export interface ParamSpec {
   readonly description?: string;
   /** Query parameters only: whether it must be there (path parameters always are). */
   readonly required?: boolean;
-  /** Applied to the text before it is checked (case folding, say). */
-  readonly normalize?: (text: string) => string;
+  /** Applied to the text before it is checked: case folding, or a number from its digits for an integer schema. */
+  readonly normalize?: (text: string) => unknown;
   /** The problem answered when the text breaks the schema; a 400 `invalid_request` naming the parameter otherwise. */
   readonly invalid?: (text: string, errors: ProblemError[]) => HttpProblem;
   /** Turns the checked text into what the handler gets; may throw a problem (403 for a foreign solution, say). */
@@ -86,7 +87,10 @@ export interface RouteSpec<D, PS extends ParamSpecs, QS extends ParamSpecs, B ex
   readonly path: string;
   readonly summary: string;
   readonly description?: string;
+  readonly operationId?: string;
   readonly tags?: readonly string[];
+  /** Header parameters the handler reads itself, for the document. */
+  readonly headers?: readonly object[];
   /** The scope a bearer token needs; checked first (401/403), before anything of the request is read. */
   readonly scope?: string;
   /** The document's `security` of this operation; derived from `scope` when absent (none without a scope). */
@@ -102,8 +106,31 @@ export interface RouteSpec<D, PS extends ParamSpecs, QS extends ParamSpecs, B ex
 
 /** A route with its input types erased, as a table holds it. */
 export interface Route<D> extends Omit<RouteSpec<D, ParamSpecs, ParamSpecs, BodySpec | undefined>, 'handler'> {
-  // A method, so that a table of any service's routes is a table of `Route<unknown>` for the document builder.
+  // Methods, so that a table of any service's routes is a table of `Route<unknown>` for the document builder.
   handler(req: Request, res: Response, input: RouteInput<D, Record<string, unknown>, Record<string, unknown>, unknown>): unknown;
+  /** A route answered on bare node:http (`fastPath`) as well as through express. */
+  serve?(req: IncomingMessage, res: ServerResponse, deps: D): unknown;
+}
+
+/**
+ * An operation whose handler does all the reading itself on bare node:http (a hot path: its own token check, body
+ * budget and parser), declared for the fast dispatch, the express fallback and the document alike. Its path has no
+ * parameters: the fast dispatch compares it literally.
+ */
+export interface RawRouteSpec<D> {
+  readonly method: HttpMethod;
+  readonly path: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly operationId?: string;
+  readonly tags?: readonly string[];
+  readonly headers?: readonly object[];
+  /** The document's `security` (the handler checks the token itself). */
+  readonly security: readonly object[];
+  /** The document's `requestBody` (the handler reads the body itself). */
+  readonly forwardedBody?: object;
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+  readonly serve: (req: IncomingMessage, res: ServerResponse, deps: D) => unknown;
 }
 
 /**
@@ -117,6 +144,13 @@ export function routesFor<D>() {
     const B extends BodySpec | undefined = undefined,
   >(spec: RouteSpec<D, PS, QS, B>): Route<D> {
     return spec as unknown as Route<D>;
+  };
+}
+
+/** `defineRawRoute` for the bare node:http routes of a service whose handlers get dependencies `D`. */
+export function rawRoutesFor<D>() {
+  return function defineRawRoute(spec: RawRouteSpec<D>): Route<D> {
+    return { ...spec, handler: (req, res, { deps }) => spec.serve(req, res, deps) };
   };
 }
 
