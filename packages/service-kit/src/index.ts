@@ -25,7 +25,6 @@ export * from './http/json-syntax';
 export * from './http/storable';
 export * from './db/rows';
 export * from './http/docs';
-export * from './http/openapi-tags';
 export * from './startup';
 export * from './egress';
 export * from './routes/route';
