@@ -23,7 +23,6 @@ const NS =
   'xmlns:constant="http://www.mydata-control.de/4.0/constant" xmlns:parameter="http://www.mydata-control.de/4.0/parameter"';
 const A = 'fair-a';
 const B = 'fair-b';
-const MIB = 1024 * 1024;
 
 /** The README's rule for one tenant: Mallory is never shown, everybody else's first name is masked. */
 const policy = (solution) => `<policy ${NS} id="urn:policy:${solution}:mask">
@@ -99,6 +98,7 @@ async function openLoop({ url, headers, body, rate, seconds }) {
     ok: statuses.get(200) ?? 0,
     statuses: Object.fromEntries(statuses),
     p50: lib.percentile(latencies, 50),
+    p90: lib.percentile(latencies, 90),
     p99: lib.percentile(latencies, 99),
     max: Math.max(...latencies),
     sendLateP99: lib.percentile(lateness, 99),
@@ -106,6 +106,16 @@ async function openLoop({ url, headers, body, rate, seconds }) {
     over100ms: latencies.filter((ms) => ms > 100).length,
     connections,
   };
+}
+
+/** Table rows of one pdp's two phases. */
+function phaseRows(label, { alone, underFlood, flood }) {
+  const a = (r) => [String(r.sent), String(r.ok), lib.fmt(r.sendLateMax), lib.fmt(r.p50), lib.fmt(r.p90), lib.fmt(r.p99), lib.fmt(r.max)];
+  const decisions = (flood.requestsPerSecond - flood.non2xx / flood.seconds) * 100;
+  return [
+    [label, 'alone', ...a(alone), '–', '–', '–', '–'],
+    [label, 'while B floods', ...a(underFlood), lib.fmt(flood.requestsPerSecond), lib.fmt(decisions), String(flood.non2xx), `${lib.fmt(flood.cpuShare)} %`],
+  ];
 }
 
 /** The heaviest bodies per route we could construct, and what each is answered. */
@@ -144,7 +154,7 @@ function worstRequests(aToken, bToken) {
     { route: 'POST /events', what: '100 small events (~25 KB)', path: '/events', body: wrap(Array.from({ length: 100 }, (_, i) => event(B, i))), token: bToken },
     {
       route: 'POST /access/v1/evaluations',
-      what: 'the issue’s attack: 100 evaluations sharing a 200,000-key context (~3.5 MiB)',
+      what: 'the issue’s attack: 100 evaluations sharing a 200,000-key context (~3.9 MiB)',
       path: '/access/v1/evaluations',
       body: evaluations(wideObject(200_000), 100),
       token: bToken,
@@ -158,7 +168,7 @@ function worstRequests(aToken, bToken) {
     },
     {
       route: 'POST /access/v1/evaluations',
-      what: '100 evaluations with their own 1,800-key context each (~3.6 MiB, decided)',
+      what: '100 evaluations with their own 1,800-key context each (~3.2 MiB, decided)',
       path: '/access/v1/evaluations',
       body: evaluations(undefined, 100, () => wideObject(1_800)),
       token: bToken,
@@ -178,7 +188,9 @@ export async function run(options = {}) {
     await lib.changePolicy(core, `urn:policy:${A}:mask`, 'deploy');
     const { revision } = await lib.changePolicy(core, `urn:policy:${B}:mask`, 'deploy');
     // The default admission: what an operator gets without setting PDP_SOLUTION_*.
-    const pdp = await core.startPdp({ label: 'pdp-fairness', defaultAdmission: true });
+    // BENCH_FAIRNESS_RATE=<decisions/s>: another PDP_SOLUTION_RATE than the default, to see a quota below the replica's capacity.
+    const quota = process.env.BENCH_FAIRNESS_RATE ? { PDP_SOLUTION_RATE: process.env.BENCH_FAIRNESS_RATE } : {};
+    const pdp = await core.startPdp({ label: 'pdp-fairness', defaultAdmission: true }, quota);
     const [aToken, bToken] = [await tenantToken(core, A), await tenantToken(core, B)];
     const aHeaders = { Authorization: `Bearer ${aToken}`, 'Content-Type': 'application/json' };
     const bHeaders = { Authorization: `Bearer ${bToken}`, 'Content-Type': 'application/json' };
@@ -189,20 +201,38 @@ export async function run(options = {}) {
       if (answer.status !== 200) throw new Error(`${path} before the load: ${answer.status} ${answer.text.slice(0, 300)}`);
     }
 
-    const aLoad = () => openLoop({ url: `${pdp.url}/event`, headers: aHeaders, body: aBody, rate, seconds });
-    lib.log(`warm-up: tenant A ${seconds / 2} s`);
-    await openLoop({ url: `${pdp.url}/event`, headers: aHeaders, body: aBody, rate, seconds: seconds / 2 });
-    lib.log(`tenant A alone: ${rate} req/s for ${seconds} s`);
-    const alone = await aLoad();
-    lib.log(`  p50 ${lib.fmt(alone.p50)} ms, p99 ${lib.fmt(alone.p99)} ms, max ${lib.fmt(alone.max)} ms; sent late by at most ${lib.fmt(alone.sendLateMax)} ms`);
-    lib.log(`tenant A while tenant B floods: ${connections} connections of 100-event batches (${lib.fmt(bBatch.length / 1024)} KB each)`);
-    const flooding = lib.runWrk({ url: `${pdp.url}/events`, method: 'POST', headers: bHeaders, body: bBatch, connections, duration: seconds + 2, title: 'flood' }, { label: 'flood' });
-    await lib.sleep(1000);
-    const cpuBefore = lib.cpuMs(pdp.pid);
-    const underFlood = await aLoad();
-    const cpuAfter = lib.cpuMs(pdp.pid);
-    const flood = await flooding;
-    lib.log(`  p50 ${lib.fmt(underFlood.p50)} ms, p99 ${lib.fmt(underFlood.p99)} ms, max ${lib.fmt(underFlood.max)} ms, ${underFlood.over100ms} over 100 ms; sent late by at most ${lib.fmt(underFlood.sendLateMax)} ms; B: ${flood.errors} socket errors, ${lib.fmt(flood.requestsPerSecond)} batches/s, ${flood.non2xx} refused`);
+    /** Tenant A alone, then while tenant B floods, on one pdp. */
+    const phases = async (target, label) => {
+      const aLoad = () => openLoop({ url: `${target.url}/event`, headers: aHeaders, body: aBody, rate, seconds });
+      lib.log(`${label} — warm-up: tenant A ${seconds / 2} s`);
+      await openLoop({ url: `${target.url}/event`, headers: aHeaders, body: aBody, rate, seconds: seconds / 2 });
+      lib.log(`${label} — tenant A alone: ${rate} req/s for ${seconds} s`);
+      const alone = await aLoad();
+      lib.log(`  p50 ${lib.fmt(alone.p50)} ms, p99 ${lib.fmt(alone.p99)} ms, max ${lib.fmt(alone.max)} ms; sent late by at most ${lib.fmt(alone.sendLateMax)} ms`);
+      lib.log(`${label} — tenant A while tenant B floods: ${connections} connections of 100-event batches (${lib.fmt(bBatch.length / 1024)} KB each)`);
+      const flooding = lib.runWrk({ url: `${target.url}/events`, method: 'POST', headers: bHeaders, body: bBatch, connections, duration: seconds + 2, title: 'flood' }, { label: 'flood' });
+      await lib.sleep(1000);
+      const cpuBefore = lib.cpuMs(target.pid);
+      const underFlood = await aLoad();
+      const cpuAfter = lib.cpuMs(target.pid);
+      const flood = await flooding;
+      flood.cpuShare = (cpuAfter.total - cpuBefore.total) / (seconds * 10);
+      lib.log(
+        `  p50 ${lib.fmt(underFlood.p50)} ms, p99 ${lib.fmt(underFlood.p99)} ms, max ${lib.fmt(underFlood.max)} ms, ${underFlood.over100ms} over 100 ms; ` +
+          `sent late by at most ${lib.fmt(underFlood.sendLateMax)} ms; B: ${flood.errors} socket errors, ${lib.fmt(flood.requestsPerSecond)} batches/s, ${flood.non2xx} refused`,
+      );
+      return { alone, underFlood, flood };
+    };
+    const current = await phases(pdp, 'this build');
+    // BENCH_PDP_BASELINE_MAIN=<main.js of another build>: the same two phases on that build, for a before/after.
+    const baselineMain = process.env.BENCH_PDP_BASELINE_MAIN;
+    let before;
+    if (baselineMain) {
+      const baseline = await core.startPdp({ label: 'pdp-fairness-baseline', main: baselineMain, defaultAdmission: true });
+      before = await phases(baseline, 'baseline build');
+      await core.stopPdp(baseline);
+    }
+    const { alone, underFlood, flood } = current;
 
     lib.log('worst requests: each 3 times, with a small POST /event of tenant A sent right behind it');
     const worst = [];
@@ -231,22 +261,12 @@ export async function run(options = {}) {
         {
           caption:
             `tenant A: ${rate} single POST /event a second, open loop (timed from each request's due moment), ${seconds} s; tenant B: wrk, ` +
-            `${connections} keep-alive connections of 100-event batches (${lib.fmt(bBatch.length / 1024)} KB). Default admission. Latency in ms.`,
-          header: ['tenant A', 'sent', '200', 'p50', 'p99', 'max', 'tenant B batches/s', 'B decisions/s', 'B refused (429)', 'pdp CPU'],
+            `${connections} keep-alive connections of 100-event batches (${lib.fmt(bBatch.length / 1024)} KB). ` +
+            `${quota.PDP_SOLUTION_RATE ? `PDP_SOLUTION_RATE=${quota.PDP_SOLUTION_RATE}, otherwise the default admission` : 'Default admission'}. Latency in ms.`,
+          header: ['pdp', 'tenant A', 'sent', '200', 'sent late, max', 'p50', 'p90', 'p99', 'max', 'B batches/s', 'B decisions/s', 'B refused (429)', 'pdp CPU'],
           rows: [
-            ['alone', String(alone.sent), String(alone.ok), lib.fmt(alone.p50), lib.fmt(alone.p99), lib.fmt(alone.max), '–', '–', '–', '–'],
-            [
-              'while B floods',
-              String(underFlood.sent),
-              String(underFlood.ok),
-              lib.fmt(underFlood.p50),
-              lib.fmt(underFlood.p99),
-              lib.fmt(underFlood.max),
-              lib.fmt(flood.requestsPerSecond),
-              lib.fmt((flood.requestsPerSecond - flood.non2xx / flood.seconds) * 100),
-              String(flood.non2xx),
-              `${lib.fmt((cpuAfter.total - cpuBefore.total) / (seconds * 10))} %`,
-            ],
+            ...phaseRows('this build', current),
+            ...(before ? phaseRows(`baseline (${baselineMain})`, before) : []),
           ],
         },
         {
@@ -256,6 +276,9 @@ export async function run(options = {}) {
         },
       ],
       targets: [
+        ...(before
+          ? [lib.target('baseline build: tenant A p99 while B floods, over A alone', `${lib.fmt(before.underFlood.p99 / before.alone.p99, 2)} × (${lib.fmt(before.underFlood.p99)} ms over ${lib.fmt(before.alone.p99)} ms)`, 'info', undefined)]
+          : []),
         lib.target('tenant A p99 while B floods, over A alone', `${lib.fmt(factor, 2)} × (${lib.fmt(underFlood.p99)} ms over ${lib.fmt(alone.p99)} ms)`, 'small factor', undefined),
         lib.target('tenant A answered while B floods', `${underFlood.ok} of ${underFlood.sent}`, 'all', underFlood.ok === underFlood.sent),
       ],
@@ -263,7 +286,7 @@ export async function run(options = {}) {
         `Load average before and after: ${loadBefore.map((l) => lib.fmt(l, 2)).join(' ')} → ${loadavg().map((l) => lib.fmt(l, 2)).join(' ')} (${cpus().length} cores, shared with other work).`,
         'B’s flood and A’s generator share the cores with the pdp; B is refused (429) once past its rate (PDP_SOLUTION_RATE) or concurrency.',
       ],
-      figures: { alone, underFlood, flood, worst: worst.map(({ body: _body, token: _token, ...rest }) => rest) },
+      figures: { alone, underFlood, flood, before, worst: worst.map(({ body: _body, token: _token, ...rest }) => rest) },
     };
   } finally {
     await core.stop();

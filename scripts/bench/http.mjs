@@ -47,6 +47,9 @@ export async function run(options = {}) {
 
     const pdp = await core.startPdp({ label: 'pdp-http-info' });
     const pdpQuiet = await core.startPdp({ label: 'pdp-http-warn' }, { LOG_LEVEL: 'warn' });
+    // BENCH_PDP_BASELINE_MAIN=<main.js of another build>: that build too, side by side, to price a change of the hot path.
+    const baselineMain = process.env.BENCH_PDP_BASELINE_MAIN;
+    const baseline = baselineMain ? await core.startPdp({ label: 'pdp-http-baseline', main: baselineMain }) : undefined;
     const floorPort = await lib.testKit().freePort();
     Object.assign(floorProc, lib.spawnNode(path.join(lib.BENCH_DIR, 'floor-server.mjs'), { args: [String(floorPort)], label: 'floor' }));
     const stopFloor = lib.onCleanup(() => floorProc.stop());
@@ -68,6 +71,7 @@ export async function run(options = {}) {
       { key: 'floor', label: 'bare node:http (floor)', url: `${floorUrl}/event`, pid: floorProc.pid },
       { key: 'pdp', label: 'pdp, decision log on (info)', url: `${pdp.url}/event`, pid: pdp.pid },
       { key: 'pdpQuiet', label: 'pdp, LOG_LEVEL=warn', url: `${pdpQuiet.url}/event`, pid: pdpQuiet.pid },
+      ...(baseline ? [{ key: 'baseline', label: `baseline build (${baselineMain}), log on`, url: `${baseline.url}/event`, pid: baseline.pid }] : []),
     ];
     // Each run also measures the server's CPU time per request (/proc/<pid>/stat, all threads and the
     // main thread): less noisy than req/s on a shared machine, and it sees work off the main thread.
@@ -177,6 +181,13 @@ export async function run(options = {}) {
         ? [
             `The machine's load changed during the run: the floor alone ranged ${lib.fmt(floorMin)}–${lib.fmt(floorMax)} req/s ` +
               'over the rounds, so the throughput ratio is noisy; read the ratio by CPU per request beside it.',
+          ]
+        : []),
+      ...(summary.baseline
+        ? [
+            `This build over the baseline build: ${lib.fmt(summary.pdp.rps / summary.baseline.rps, 2)} × its req/s (medians), ` +
+              `${lib.fmt(summary.baseline.cpuUs / summary.pdp.cpuUs, 2)} × by CPU per request (${lib.fmt(summary.pdp.cpuUs, 1)} vs ${lib.fmt(summary.baseline.cpuUs, 1)} µs), ` +
+              `× floor by CPU ${lib.fmt(summary.pdp.cpuRatio, 2)} vs ${lib.fmt(summary.baseline.cpuRatio, 2)}.`,
           ]
         : []),
       `Load generator, floor and pdp share the same 2 cores: the floor is what node:http reaches on this machine with ${generator} beside it, not a hardware limit.`,

@@ -284,9 +284,15 @@ export async function startService(name, env, options = {}) {
   }
 }
 
-async function startServiceOnce(name, env, { stdout = 'ignore', nodeArgs = [], readyTimeoutMs = 60_000, pollMs = 10, label } = {}) {
-  // BENCH_PDP_MAIN=<main.js> runs another build of the pdp (e.g. the previous commit's) for a back-to-back comparison.
-  const entry = name === 'pdp-service' && process.env.BENCH_PDP_MAIN ? path.resolve(process.env.BENCH_PDP_MAIN) : path.join(ROOT, 'apps', name, 'dist', 'main.js');
+async function startServiceOnce(name, env, { stdout = 'ignore', nodeArgs = [], readyTimeoutMs = 60_000, pollMs = 10, label, main } = {}) {
+  // BENCH_PDP_MAIN=<main.js> runs another build of the pdp (e.g. the previous commit's) for a back-to-back comparison;
+  // `main` does so for one process only (the HTTP benchmark's BENCH_PDP_BASELINE_MAIN, side by side in one run).
+  const entry =
+    main !== undefined
+      ? path.resolve(main)
+      : name === 'pdp-service' && process.env.BENCH_PDP_MAIN
+        ? path.resolve(process.env.BENCH_PDP_MAIN)
+        : path.join(ROOT, 'apps', name, 'dist', 'main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing; run \`npx turbo run build\` first`);
   const port = Number(env[PORT_VARIABLE[name]] ?? (await testKit().freePort()));
   const url = `http://127.0.0.1:${port}`;

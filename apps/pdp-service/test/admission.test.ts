@@ -37,10 +37,26 @@ describe('admission per solution', () => {
     const admitted = admission.admit(acme);
     admission.release(admitted);
     expect(refusal(() => admission.admit(acme))?.headers).toEqual({ 'Retry-After': '1' });
-    admission.chargeItems(admitted, 100);
+    admission.chargeItems(admitted, 100, 1);
     // 99 more decisions than the bucket held, at 1 a second.
     expect(refusal(() => admission.admit(acme))?.headers).toEqual({ 'Retry-After': '100' });
     expect(refusal(() => admission.admit(principal('beta')))).toBeUndefined();
+  });
+
+  it('charges a large body like the decisions parsing it costs: a KiB of body counts one', () => {
+    const admission = new Admission(limits({ ratePerSecond: 1, burst: 1 }));
+    const acme = principal('acme');
+    const small = admission.admit(acme);
+    // A body of a few hundred bytes adds nothing to its one decision.
+    expect(admission.chargeBody(small, 700)).toBe(1);
+    admission.release(small);
+    const beta = principal('beta');
+    const large = admission.admit(beta);
+    expect(admission.chargeBody(large, 10 * 1024)).toBe(10);
+    // Ten items are paid for by the body already.
+    admission.chargeItems(large, 10, 10);
+    expect(refusal(() => admission.admit(beta))?.headers).toEqual({ 'Retry-After': '10' });
+    expect(refusal(() => admission.admit(acme))?.headers).toEqual({ 'Retry-After': '1' });
   });
 
   it('counts a token of several solutions in each, and a token of every solution as `*`', () => {

@@ -2,9 +2,10 @@ import { MAX_BATCH_ITEMS } from './batch';
 import type { AccessEvaluationsRequest, AuthZenEvaluation, AuthZenOptions } from './authzen';
 import { evaluationsOf, mapEvaluation, type CompleteEvaluation } from './authzen-mapping';
 import { toEngineEvent, MAX_VALUE_DEPTH } from './event-codec';
-import { budgetSpent, refused, tooManyItems, type ParsedEvent, type Parsed, type ShapeCheck } from './event-parser';
+import { budgetSpent, refused, tooManyItems, type ParsedEvent, type Parsed, type Refusal, type ShapeCheck } from './event-parser';
+import { outlineJson } from './json-outline';
 import type { ProblemError } from './problem';
-import { MAX_EVENT_BYTES, walkJson, type WorkBudget } from './work-budget';
+import { MAX_EVENT_BYTES, MAX_REQUEST_VALUES, walkJson, type WorkBudget } from './work-budget';
 
 /**
  * The one check of an AuthZEN request (`POST /access/v1/evaluation` and `…/evaluations`), the AuthZEN form of
@@ -81,18 +82,18 @@ export function parseAuthZenRequest(body: unknown, options: AuthZenParseOptions)
   const own: AuthZenEvaluation[] = options.single ? [] : (request.evaluations ?? []);
   own.forEach((entry, index) => {
     let bytes = 2;
-    let failed = false;
     for (const name of ENTITIES) {
       if (entry[name] === undefined) {
         bytes += (defaults.get(name) ?? 0) + name.length + 4;
         continue;
       }
       const checked = checkEntity(entry[name], `evaluations[${index}].${name}`, measure, budget);
-      if (checked === undefined) return void (failed = true);
+      // The budget ran out: the request is refused below, nothing more to look at here.
+      if (checked === undefined) return;
       bytes += checked.bytes + name.length + 4;
       (checked.tooLarge ? large : invalid).push(...checked.errors);
     }
-    if (!failed && !defaultTooLarge && bytes > MAX_EVENT_BYTES && !large.some((error) => error.path?.startsWith(`evaluations[${index}].`))) {
+    if (!defaultTooLarge && bytes > MAX_EVENT_BYTES && !large.some((error) => error.path?.startsWith(`evaluations[${index}].`))) {
       large.push({ path: `evaluations[${index}]`, message: `is larger than ${MAX_EVENT_BYTES} bytes with the defaults it takes, the limit of one evaluation` });
     }
   });
@@ -112,4 +113,36 @@ export function parseAuthZenRequest(body: unknown, options: AuthZenParseOptions)
   });
   if (invalid.length > 0) return refused(400, 'an evaluation cannot be mapped onto an event; nothing was decided', invalid);
   return { ok: true, value: { single, events, options: request.options } };
+}
+
+/**
+ * A `POST /access/v1/evaluations` body larger than one evaluation may be, refused before it is parsed when it holds
+ * more values than a request may, a default or an entry's entity larger than 1 MiB as sent, or an entry larger than
+ * that with the defaults it takes (as parseAuthZenRequest would find after parsing, located the same way).
+ */
+export function prescanAuthZen(text: string): Refusal | undefined {
+  if (text.length <= MAX_EVENT_BYTES) return undefined;
+  const outline = outlineJson(text, MAX_REQUEST_VALUES);
+  if (outline === undefined) return undefined;
+  if (outline === 'budget') return budgetSpent('');
+  const large: ProblemError[] = [];
+  const tooLarge = (path: string) => ({ path, message: `is larger than ${MAX_EVENT_BYTES} bytes, the limit of one evaluation` });
+  for (const name of ENTITIES) if ((outline.members.get(name) ?? 0) > MAX_EVENT_BYTES) large.push(tooLarge(name));
+  const defaultTooLarge = large.length > 0;
+  (outline.items.get('evaluations') ?? []).forEach((item, index) => {
+    let bytes = item.bytes;
+    let own = false;
+    for (const name of ENTITIES) {
+      const size = item.members.get(name);
+      if (size === undefined) bytes += outline.members.get(name) ?? 0;
+      else if (size > MAX_EVENT_BYTES) {
+        large.push(tooLarge(`evaluations[${index}].${name}`));
+        own = true;
+      }
+    }
+    if (!own && !defaultTooLarge && bytes > MAX_EVENT_BYTES) {
+      large.push({ path: `evaluations[${index}]`, message: `is larger than ${MAX_EVENT_BYTES} bytes with the defaults it takes, the limit of one evaluation` });
+    }
+  });
+  return large.length > 0 ? refused(413, 'an evaluation is larger than a single evaluation may be; nothing was decided', large) : undefined;
 }

@@ -2,6 +2,7 @@ import { MAX_BATCH_ITEMS } from './batch';
 import type { Event } from './event';
 import { actionOf, duplicateParameters, MAX_VALUE_DEPTH, parameterValue, type CodecEngineEvent, type EventAction } from './event-codec';
 import type { ProblemError } from './problem';
+import { outlineJson } from './json-outline';
 import { MAX_EVENT_BYTES, MAX_REQUEST_VALUES, walkJson, type WorkBudget } from './work-budget';
 
 /**
@@ -132,4 +133,18 @@ export function parseEventBatch(body: unknown, options: { shape: ShapeCheck; bud
   if (large.length > 0) return refused(413, 'an event of the batch is larger than one event may be; nothing was decided', large);
   if (invalid.length > 0) return refused(400, 'an event of the batch is invalid; nothing was decided', invalid);
   return { ok: true, value: events };
+}
+
+/**
+ * A `POST /events` body larger than one event may be, refused before it is parsed when it holds more values than a
+ * request may or an event larger than 1 MiB as sent (what `POST /event` would refuse it for). Undefined: parse it
+ * (it may still be refused by parseEventBatch, which checks the parsed events).
+ */
+export function prescanEventBatch(text: string): Refusal | undefined {
+  if (text.length <= MAX_EVENT_BYTES) return undefined;
+  const outline = outlineJson(text, MAX_REQUEST_VALUES);
+  if (outline === undefined) return undefined;
+  if (outline === 'budget') return budgetSpent('');
+  const large = (outline.items.get('events') ?? []).flatMap((item, index) => (item.bytes > MAX_EVENT_BYTES ? [itemTooLarge(`events[${index}]`, 'one event')] : []));
+  return large.length > 0 ? refused(413, 'an event of the batch is larger than one event may be; nothing was decided', large) : undefined;
 }

@@ -24,3 +24,4 @@ export * from './authzen-mapping';
 export * from './work-budget';
 export * from './event-parser';
 export * from './authzen-parser';
+export * from './json-outline';

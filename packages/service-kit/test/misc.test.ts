@@ -1,4 +1,4 @@
-import { ConfigError, type HttpProblem, locate, parseJson, readCommonConfig, readInteger, uuidv7 } from '@custos/service-kit';
+import { ConfigError, compileValidator, type HttpProblem, locate, parseJson, readCommonConfig, readInteger, uuidv7 } from '@custos/service-kit';
 
 describe('config', () => {
   it('has working defaults', () => {
@@ -62,5 +62,14 @@ describe('parseJson', () => {
 
   it('places an unexpected end at the end of the text', () => {
     expect(errorOf('{"a":\n')).toEqual({ message: 'unexpected end of input', line: 2, column: 1 });
+  });
+});
+
+describe('compiled validators without throwing', () => {
+  it('list every violation with its path, and nothing for a matching value', () => {
+    const validate = compileValidator<{ name: string }>({ type: 'object', required: ['name'], properties: { name: { type: 'string' } } });
+    expect(validate.errorsOf({ name: 'a' })).toEqual([]);
+    expect(validate.errorsOf({ name: 1 })).toEqual([{ path: 'name', message: 'must be of type string' }]);
+    expect(validate.errorsOf({})).toEqual([{ path: 'name', message: 'is required' }]);
   });
 });

@@ -15,6 +15,9 @@ export interface AdmissionLimits {
   sliceMs: number;
 }
 
+/** A KiB of request body is charged like one decision. */
+export const CHARS_PER_DECISION = 1024;
+
 /** No limit at all: what createApp uses when it is given none (unit tests). */
 export const NO_LIMITS: AdmissionLimits = { maxConcurrency: 0, ratePerSecond: 0, burst: 0, sliceMs: 2 };
 
@@ -66,9 +69,20 @@ export class Admission {
     return admitted;
   }
 
-  /** A batch turned out to hold `decisions` decisions: the first was charged at admission. */
-  chargeItems(admitted: Admitted, decisions: number): void {
-    if (decisions > 1) for (const gate of admitted.gates) gate.charge(decisions - 1);
+  /**
+   * A body once read costs its parse whether or not anything is decided: a KiB of it is charged like a decision
+   * (a body of a few hundred bytes, nearly every event, adds nothing to the one charged at admission). Returns what
+   * the request has been charged so far.
+   */
+  chargeBody(admitted: Admitted, bodyChars: number): number {
+    const work = Math.ceil(bodyChars / CHARS_PER_DECISION);
+    if (work > 1) for (const gate of admitted.gates) gate.charge(work - 1);
+    return Math.max(1, work);
+  }
+
+  /** A batch turned out to hold `items` decisions; `charged` of them were paid already (admission and body). */
+  chargeItems(admitted: Admitted, items: number, charged: number): void {
+    if (items > charged) for (const gate of admitted.gates) gate.charge(items - charged);
   }
 
   release(admitted: Admitted): void {

@@ -12,6 +12,7 @@ import {
   evaluationStops,
   modifiersSupported,
   parseAuthZenRequest,
+  prescanAuthZen,
   semanticOf,
   toAuthZenDecision,
   type AccessEvaluationRequest,
@@ -56,8 +57,9 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         const principal = await decidingPrincipal(verifier, req);
         admitted = admission.admit(principal);
         const text = await readJsonText(req, single ? MAX_EVENT_BYTES : MAX_BATCH_BYTES);
+        const charged = admission.chargeBody(admitted, text.length);
         const slices = admission.slices(admitted);
-        const body = single ? await parseSingle(text, admission, admitted) : await parseBatch(text, slices);
+        const body = single ? await parseSingle(text, admission, admitted) : await parseBatch(text, slices, prescanAuthZen, ERROR_CODES.invalidRequest);
         const parsed = parseAuthZenRequest(body, {
           shape: single ? validateEvaluation.errorsOf : validateEvaluations.errorsOf,
           single,
@@ -67,7 +69,7 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         });
         if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidRequest);
         const { events, options } = parsed.value;
-        admission.chargeItems(admitted, events.length);
+        admission.chargeItems(admitted, events.length, charged);
         if (events.some(({ action }) => !principal.mayAccess(action.solution))) throw foreignSolution(SCOPES.eventDecide);
         const active = await activeSetFor(req, policies, waitMs);
 

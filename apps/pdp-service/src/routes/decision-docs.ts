@@ -34,9 +34,11 @@ export const decisionErrors = {
   401: problem('missing (`unauthorized`) or invalid (`invalid_token`) bearer token; `WWW-Authenticate: Bearer` says which'),
   403: problem("the token lacks `event:decide`, or does not grant the solution of the event's action (`insufficient_scope`)"),
   405: problem('any method other than POST (`Allow: POST`)'),
-  413: problem('the body exceeds 1 MiB (`payload_too_large`)'),
+  413: problem('the body exceeds 1 MiB, or its checks would visit more than 1,000,000 JSON values (`payload_too_large`)'),
   415: problem('the body is not `application/json` (UTF-8) (`unsupported_media_type`)'),
-  429: problem("the solution's concurrency or rate limit of the decision routes is reached (`too_many_requests`); `Retry-After` says when to try again"),
+  429: problem(
+    'the solution of the token has `PDP_SOLUTION_MAX_CONCURRENCY` requests in flight on this replica, or is past `PDP_SOLUTION_RATE` decisions a second (`too_many_requests`); `Retry-After` says when to try again',
+  ),
   500: problem('a bug; logged, answered without detail (`internal_error`)'),
   503: problem(
     'no policy set is active yet (`service_unavailable`), the demanded `Min-Policy-Revision` did not arrive in time (`policy_revision_unavailable`), or the signing keys cannot be fetched; `Retry-After` says when to try again',
@@ -51,7 +53,9 @@ export const batchErrors = (invalid: string) => ({
   ...decisionErrors,
   400: problem(`malformed JSON (\`malformed_json\`), or ${invalid}, each problem with its path; nothing is decided`),
   403: problem('the token lacks `event:decide`, or does not grant the solution of one of the actions (`insufficient_scope`); nothing is decided'),
-  413: problem(`the body exceeds ${MAX_BATCH_BYTES / MIB} MiB, or carries more than ${MAX_BATCH_ITEMS} items (\`payload_too_large\`)`),
+  413: problem(
+    `the body exceeds ${MAX_BATCH_BYTES / MIB} MiB, carries more than ${MAX_BATCH_ITEMS} items, holds an item larger than a single call may be (1 MiB, at the item's path), or its checks would visit more than 1,000,000 JSON values (\`payload_too_large\`); nothing is decided`,
+  ),
 });
 
 export const authzenNote =

@@ -57,10 +57,13 @@ export async function parseSingle(text: string, admission: Admission, admitted: 
 
 /**
  * The JSON of a batch body, parsed in its solution's turn: the parse, the check and the first slice of deciding then
- * run as one turn of the solution's, never many solutions' worth at once in one pass of the event loop.
+ * run as one turn of the solution's, never many solutions' worth at once in one pass of the event loop. A body larger
+ * than one item may be is outlined first (`prescan`, contracts): past a limit it is refused without being parsed.
  */
-export async function parseBatch(text: string, slices: WorkSlices): Promise<unknown> {
+export async function parseBatch(text: string, slices: WorkSlices, prescan: (text: string) => Refusal | undefined, code: string): Promise<unknown> {
   await slices.next();
+  const refusal = prescan(text);
+  if (refusal !== undefined) throw refusalProblem(refusal, code);
   return parseJson(text);
 }
 

@@ -24,7 +24,7 @@ import {
   type Logger,
   type TokenVerifier,
 } from '@custos/service-kit';
-import type { Admission, Admitted } from '../admission';
+import { CHARS_PER_DECISION, type Admission, type Admitted } from '../admission';
 import type { DefaultDecision } from '../config';
 import { Decider } from '../decision/decider';
 import { createDecisionLogger, logDecision } from '../decision/log';
@@ -125,7 +125,9 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     try {
       const principal = await decidingPrincipal(verifier, req);
       admitted = admission.admit(principal);
-      const body = await parseSingle(await readJsonText(req, MAX_EVENT_BYTES), admission, admitted);
+      const sent = await readJsonText(req, MAX_EVENT_BYTES);
+      if (sent.length > CHARS_PER_DECISION) admission.chargeBody(admitted, sent.length);
+      const body = await parseSingle(sent, admission, admitted);
       const parsed = parseEvent(body, { shape: validateEvent.errorsOf, budget: new WorkBudget() });
       if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
       const { event: engineEvent, action } = parsed.value;

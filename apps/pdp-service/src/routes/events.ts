@@ -7,6 +7,7 @@ import {
   WorkBudget,
   eventSchema,
   parseEventBatch,
+  prescanEventBatch,
   type DecisionBatch,
   type Event,
 } from '@custos/contracts';
@@ -67,11 +68,12 @@ export function createEventsHandler(deps: BatchRouteDeps): BatchHandler {
       const principal = await decidingPrincipal(verifier, req);
       admitted = admission.admit(principal);
       const text = await readJsonText(req, MAX_BATCH_BYTES);
+      const charged = admission.chargeBody(admitted, text.length);
       const slices = admission.slices(admitted);
-      const parsed = parseEventBatch(await parseBatch(text, slices), { shape: validateEvent.errorsOf, budget: new WorkBudget() });
+      const parsed = parseEventBatch(await parseBatch(text, slices, prescanEventBatch, ERROR_CODES.invalidEvent), { shape: validateEvent.errorsOf, budget: new WorkBudget() });
       if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
       const events = parsed.value;
-      admission.chargeItems(admitted, events.length);
+      admission.chargeItems(admitted, events.length, charged);
       if (events.some(({ action }) => !principal.mayAccess(action.solution))) throw foreignSolution(SCOPES.eventDecide);
       const active = await activeSetFor(req, policies, waitMs);
 

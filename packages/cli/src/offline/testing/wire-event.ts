@@ -1,12 +1,4 @@
-import {
-  MAX_EVENT_PARAMETERS,
-  actionOf,
-  duplicateParameters,
-  overlyDeepParameters,
-  toEngineEvent,
-  type Event,
-  type EventParameter,
-} from '@custos/contracts';
+import { MAX_EVENT_PARAMETERS, WorkBudget, actionOf, parseEvent, toEngineEvent, type Event, type EventParameter } from '@custos/contracts';
 import type { EngineEvent } from '@custos/policy-engine';
 import type { Shape } from './shape';
 import type { PathSegment } from './yaml-source';
@@ -16,7 +8,7 @@ const TOKEN = /^[A-Za-z0-9._-]+$/;
 const ACTION_URN = /^urn:action:[a-z0-9._-]+:[A-Za-z0-9._-]+$/;
 
 /**
- * An event exactly as the body of `POST /event` (api.md §3): the same rules the pdp's schema and checks apply, so a
+ * An event exactly as the body of `POST /event` (api.md §3): the same rules the pdp's schema and parser apply, so a
  * test event the runner accepts is one the pdp accepts too. Undefined (with problems reported) otherwise.
  */
 export function readWireEvent(value: unknown, path: readonly PathSegment[], shape: Shape): Event | undefined {
@@ -36,13 +28,10 @@ export function readWireEvent(value: unknown, path: readonly PathSegment[], shap
   }
   if (actionId === undefined || timestamp === undefined || shape.problems.length > before) return undefined;
   const event: Event = { actionId, timestamp, parameters };
-  for (const problem of duplicateParameters(parameters)) shape.fail([...path, ...segments(problem.path)], problem.message);
-  const action = actionOf(actionId);
-  if (action !== undefined) {
-    for (const problem of overlyDeepParameters(toEngineEvent(event, action.urn).parameters)) {
-      shape.fail([...path, ...segments(problem.path)], problem.message);
-    }
-  }
+  // The shape is the test file's (read above, with YAML locations); the rest is the pdp's own event parser, so names,
+  // action and nesting are checked exactly as POST /event checks them.
+  const parsed = parseEvent(event, { shape: () => [], budget: new WorkBudget() });
+  if (!parsed.ok) for (const problem of parsed.errors) shape.fail([...path, ...segments(problem.path)], problem.message);
   return shape.problems.length > before ? undefined : event;
 }
 
