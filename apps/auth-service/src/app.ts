@@ -1,9 +1,12 @@
 import type { Express } from 'express';
 import type { Pool } from 'pg';
+import { SCOPES } from '@custos/contracts';
 import {
   ConfigError,
   Counter,
   createServiceApp,
+  mountRoutes,
+  requireScope,
   TokenVerifier,
   type Logger,
   type ServiceMetrics,
@@ -19,12 +22,8 @@ import { oauthErrorHandler, type OAuthErrorCode } from './oauth/errors';
 import { openapi } from './openapi';
 import { FailureLimiter, type Clock } from './ratelimit/failure-limiter';
 import { DEFAULT_SLOW_DOWN_MS, SignInGuard, type SignInGuardHooks } from './ratelimit/sign-in-guard';
-import { CLIENT_PATH, clientRoute } from './routes/client';
-import { CLIENT_SECRET_PATH, clientSecretRoute } from './routes/client-secret';
-import { CLIENTS_PATH, clientsRoute } from './routes/clients';
-import { JWKS_PATH, jwksRoute } from './routes/jwks';
+import { AUTH_ROUTES } from './routes/table';
 import { TOKEN_PATH, tokenRoute } from './routes/token';
-import { REVOCATIONS_PATH, revocationsRoute } from './routes/revocations';
 import { REVOKE_PATH, revokeRoute } from './routes/revoke';
 import { NO_FEED, type RevocationFeed } from './revocation/feed';
 import { RevocationStore } from './revocation/revocation-store';
@@ -113,31 +112,25 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const revocations = new RevocationStore(pool);
   const revoker = new Revoker(revocations, deps.revocationFeed ?? NO_FEED, clock);
   const verifier = new TokenVerifier({ keys });
-  service.route(
-    TOKEN_PATH,
-    tokenRoute({
-      clients,
-      keys,
-      guard: signIn,
-      revocations,
-      clock,
-      logger,
-      issued: () => tokenRequests.inc({ outcome: 'issued' }),
-    }),
-  );
+  const guard = requireAdmin(verifier, clients, revocations);
+  const issueToken = tokenRoute({
+    clients,
+    keys,
+    guard: signIn,
+    revocations,
+    clock,
+    logger,
+    issued: () => tokenRequests.inc({ outcome: 'issued' }),
+  });
+  const revokeToken = revokeRoute({ clients, guard: signIn, logger, verifier, revoker });
+  mountRoutes(service, AUTH_ROUTES, { clients, keys, revocations, revoker, clock, issueToken, revokeToken }, {
+    authorize: (scope) => (scope === SCOPES.clientAdmin ? guard : requireScope(verifier, scope)),
+  });
   // Everything the token endpoint answers with, 405/413/415 included, is in the OAuth error form.
   service.app.use(
     TOKEN_PATH,
     oauthErrorHandler(logger, (code: OAuthErrorCode) => tokenRequests.inc({ outcome: code })),
   );
-  service.route(REVOKE_PATH, revokeRoute({ clients, guard: signIn, logger, verifier, revoker }));
   service.app.use(REVOKE_PATH, oauthErrorHandler(logger));
-  service.route(REVOCATIONS_PATH, revocationsRoute(revocations, clock));
-  service.route(JWKS_PATH, jwksRoute(keys));
-
-  const guard = requireAdmin(verifier, clients, revocations);
-  service.route(CLIENTS_PATH, clientsRoute(clients, guard));
-  service.route(CLIENT_PATH, clientRoute(clients, guard, revoker));
-  service.route(CLIENT_SECRET_PATH, clientSecretRoute(clients, guard, revoker));
   return service.finish();
 }

@@ -3,6 +3,8 @@ import type { Pool } from 'pg';
 import {
   ConfigError,
   createServiceApp,
+  mountRoutes,
+  requireScope,
   type Logger,
   type ReadinessReport,
   type ServiceMetrics,
@@ -10,20 +12,15 @@ import {
   type TrustProxy,
 } from '@custos/service-kit';
 import { mountConsole, type ConsoleOptions } from './console/mount';
+import type { DocumentKind } from './documents/kind';
 import { POLICY_KIND } from './documents/policy-kind';
 import { TIMER_KIND } from './documents/timer-kind';
 import { registerPapGauges } from './metrics';
 import { openapi } from './openapi';
-import { getComponent } from './routes/component-get';
-import { listComponentsRoute } from './routes/component-list';
-import { registerComponent } from './routes/component-register';
-import { unregisterComponent } from './routes/component-unregister';
 import type { RouteContext } from './routes/context';
-import { mountDocumentRoutes } from './routes/document-routes';
-import { validateDocument } from './routes/document-validate';
-import { replicasRoute } from './routes/replicas';
+import { PAP_ROUTES } from './routes/table';
 import type { ReplicaDirectory } from './replicas/replica-directory';
-import { DocumentStore } from './store/documents';
+import { DocumentStore, type DocumentMetadata } from './store/documents';
 import { readStats } from './store/stats';
 
 export const SERVICE_NAME = 'pap-service';
@@ -61,20 +58,19 @@ export function createApp(deps: AppDeps): Express {
   } catch (error) {
     throw new ConfigError(`PAP_TRUST_PROXY is not valid: ${(error as Error).message}`);
   }
-  const ctx: RouteContext = { pool: deps.pool, verifier: deps.verifier, logger: deps.logger, onDeployedSetChange: deps.onChange };
-
-  service.route('/ws/component', { get: listComponentsRoute(ctx), post: registerComponent(ctx) });
-  service.route('/ws/component/:identifier', { get: getComponent(ctx), delete: unregisterComponent(ctx) });
-
-  // Timers mirror policies (api.md §4), with the policy scopes.
-  const policies = { verifier: deps.verifier, kind: POLICY_KIND, store: new DocumentStore(deps.pool, POLICY_KIND.table, deps.onChange) };
-  const timers = { verifier: deps.verifier, kind: TIMER_KIND, store: new DocumentStore(deps.pool, TIMER_KIND.table, deps.onChange) };
-  // Before the document routes, whose `/:id` would read `validate` as an id.
-  service.route('/ws/policy/validate', { post: validateDocument(policies) });
-  service.route('/ws/timer/validate', { post: validateDocument(timers) });
-  mountDocumentRoutes(service, policies);
-  mountDocumentRoutes(service, timers);
-  service.route('/ws/replicas', { get: replicasRoute(deps.pool, deps.verifier, deps.replicas) });
+  // Timers mirror policies (api.md §4), each kind in its own table.
+  const policies = new DocumentStore(deps.pool, POLICY_KIND.table, deps.onChange);
+  const timers = new DocumentStore(deps.pool, TIMER_KIND.table, deps.onChange);
+  const ctx: RouteContext = {
+    pool: deps.pool,
+    verifier: deps.verifier,
+    logger: deps.logger,
+    onDeployedSetChange: deps.onChange,
+    // Each store was made from its kind's own table, so it holds that kind's metadata.
+    storeOf: <M extends DocumentMetadata>(kind: DocumentKind<M, unknown>) => (kind.name === 'policy' ? policies : timers) as unknown as DocumentStore<M>,
+    ...(deps.replicas ? { replicas: deps.replicas } : {}),
+  };
+  mountRoutes(service, PAP_ROUTES, ctx, { authorize: (scope) => requireScope(deps.verifier, scope) });
   if (deps.console) mountConsole(service, deps.console, deps.verifier, deps.logger);
 
   return service.finish();

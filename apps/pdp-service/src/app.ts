@@ -1,20 +1,20 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import { createServiceApp, type Logger, type TokenVerifier } from '@custos/service-kit';
+import { createServiceApp, fastPath, mountRoutes, requireScope, type Logger, type TokenVerifier } from '@custos/service-kit';
 import type { DefaultDecision } from './config';
-import { AUTHZEN_PATHS } from '@custos/contracts';
 import { Admission, NO_LIMITS, registerAdmissionMetrics, type AdmissionLimits } from './admission';
 import { Decider } from './decision/decider';
 import { SERVICE_NAME, type PdpMetrics } from './metrics';
 import { openapi } from './openapi';
 import type { FollowerStatus } from './policy-set/follower';
 import { createAuthZenHandlers } from './routes/authzen';
-import { authzenMetadataRoute } from './routes/authzen-metadata';
+import type { PdpRouteDeps } from './routes/context';
 import type { PolicySource } from './routes/decision-request';
 import { createDecisionHandler } from './routes/event';
-import { EVENTS_PATH, createEventsHandler } from './routes/events';
-import { listExecutions, retryExecution, type ExecutionRouteDeps } from './routes/executions';
-import { replicaStatus, statusRoute } from './routes/status';
+import { createEventsHandler } from './routes/events';
+import type { ExecutionRouteDeps } from './routes/executions';
+import { replicaStatus } from './routes/status';
+import { EXECUTION_ROUTES, PDP_ROUTES } from './routes/table';
 
 export interface AppDeps {
   logger: Logger;
@@ -35,20 +35,19 @@ export interface AppDeps {
   /** Per-solution admission of the decision routes (PDP_SOLUTION_*); no limit when absent. */
   admission?: AdmissionLimits;
   /** The stored PXP executes (`/executions`); the routes are absent without it. */
-  executions?: Omit<ExecutionRouteDeps, 'verifier'>;
+  executions?: ExecutionRouteDeps;
 }
 
 /** A node:http request listener; `app` is the express app behind everything but the decision routes. */
 export type PdpListener = RequestListener & { app: Express };
 
-export const DECISION_PATH = '/event';
-export const EXPLAIN_PATH = '/event/explain';
+export { DECISION_PATH, EXPLAIN_PATH } from './routes/decision-routes';
 
 /**
- * The pdp's HTTP surface. The decision routes (POST /event, /event/explain, /events and the AuthZEN evaluations) are
- * answered on bare node:http
- * (express costs about 6× a plain handler here, toolchain-notes.md); everything else, including
- * other methods on those paths (405), goes through the express app from service-kit.
+ * The pdp's HTTP surface, from its route table: the decision routes (POST /event, /event/explain, /events and the
+ * AuthZEN evaluations) are answered on bare node:http when their path matches literally (express costs about 6× a
+ * plain handler here, toolchain-notes.md); everything else, including other spellings of those paths and other
+ * methods on them (405), goes through the express app from service-kit, where the same table is mounted.
  */
 export function createApp(deps: AppDeps): PdpListener {
   // One decider for every decision route, so batches and single events share history, PIPs and PXPs.
@@ -70,33 +69,21 @@ export function createApp(deps: AppDeps): PdpListener {
       return { ready: status.ready, revision: status.revision, replica: status.replica, natsConnected: status.natsConnected };
     },
   });
-  // Reached only for paths the fast path does not take literally (e.g. `/event/`); the same handler answers.
-  service.route(DECISION_PATH, { post: (req, res) => decisions(req, res, false) });
-  service.route(EXPLAIN_PATH, { post: (req, res) => decisions(req, res, true) });
-  service.route(EVENTS_PATH, { post: (req, res) => batch(req, res) });
-  service.route(AUTHZEN_PATHS.evaluation, { post: (req, res) => authzen.evaluation(req, res) });
-  service.route(AUTHZEN_PATHS.evaluations, { post: (req, res) => authzen.evaluations(req, res) });
-  service.route(AUTHZEN_PATHS.metadata, { get: authzenMetadataRoute(deps.publicUrl) });
-  service.route('/status', { get: statusRoute(current) });
-  if (deps.executions) {
-    const executions = { ...deps.executions, verifier: deps.verifier };
-    service.route('/executions', { get: listExecutions(executions) });
-    service.route('/executions/:id/retry', { post: retryExecution(executions) });
-  }
+  const routeDeps: PdpRouteDeps = {
+    decide: decisions,
+    batch,
+    authzen,
+    current,
+    ...(deps.publicUrl === undefined ? {} : { publicUrl: deps.publicUrl }),
+    ...(deps.executions ? { executions: deps.executions } : {}),
+  };
+  const routes = deps.executions ? [...PDP_ROUTES, ...EXECUTION_ROUTES] : PDP_ROUTES;
+  mountRoutes(service, routes, routeDeps, { authorize: (scope) => requireScope(deps.verifier, scope) });
   const app = service.finish();
+  const fast = fastPath(routes, routeDeps);
 
   const listener = (req: IncomingMessage, res: ServerResponse) => {
-    if (req.method === 'POST') {
-      const url = req.url ?? '';
-      const query = url.indexOf('?');
-      const path = query === -1 ? url : url.slice(0, query);
-      if (path === DECISION_PATH) return void decisions(req, res, false);
-      if (path === EXPLAIN_PATH) return void decisions(req, res, true);
-      if (path === EVENTS_PATH) return void batch(req, res);
-      if (path === AUTHZEN_PATHS.evaluation) return void authzen.evaluation(req, res);
-      if (path === AUTHZEN_PATHS.evaluations) return void authzen.evaluations(req, res);
-    }
-    app(req, res);
+    if (!fast(req, res)) app(req, res);
   };
   return Object.assign(listener, { app });
 }

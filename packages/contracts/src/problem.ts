@@ -1,3 +1,5 @@
+import { Type, type Static } from '@sinclair/typebox';
+
 /** Machine-readable error codes; `type` of a problem is `urn:custos:problem:<code>`. */
 export const ERROR_CODES = {
   malformedJson: 'malformed_json',
@@ -29,20 +31,27 @@ export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 export const problemType = (code: string): string => `urn:custos:problem:${code}`;
 
 /** One located problem: a policy line/column or a JSON path into the request body. */
-export interface ProblemError {
-  message: string;
-  line?: number;
-  column?: number;
-  path?: string;
-}
+export const problemErrorSchema = Type.Object({
+  message: Type.String(),
+  line: Type.Optional(Type.Integer()),
+  column: Type.Optional(Type.Integer()),
+  path: Type.Optional(Type.String()),
+});
+export type ProblemError = Static<typeof problemErrorSchema>;
 
-/** RFC 9457 problem details as every Custos service sends them. */
-export interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  code: string;
-  errors?: ProblemError[];
-  instance?: string;
-}
+/** RFC 9457 problem details as every Custos error answer carries them (api.md §5). */
+export const problemSchema = Type.Object(
+  {
+    type: Type.String({ description: '`urn:custos:problem:<code>`', examples: ['urn:custos:problem:invalid_policy'] }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    code: Type.String(),
+    errors: Type.Optional(
+      Type.Array(problemErrorSchema, { description: 'every problem found, located by line and column (policies) or path (JSON bodies)' }),
+    ),
+    instance: Type.Optional(Type.String()),
+  },
+  { description: 'RFC 9457 problem details' },
+);
+export type Problem = Static<typeof problemSchema>;

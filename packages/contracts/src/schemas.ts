@@ -1,5 +1,3 @@
-import { ALL_SCOPES } from './scopes';
-import { SOLUTION_PATTERN } from './urns';
 
 /**
  * JSON Schemas (draft 2020-12 subset that ajv compiles) of request bodies.
@@ -59,52 +57,6 @@ export const eventSchema = {
   },
   additionalProperties: true,
 } as const;
-
-/** RFC 9457 problem details as every Custos error answer carries them (api.md §5), for OpenAPI documents. */
-export const problemSchema = {
-  type: 'object',
-  description: 'RFC 9457 problem details',
-  required: ['type', 'title', 'status', 'detail', 'code'],
-  properties: {
-    type: { type: 'string', description: '`urn:custos:problem:<code>`', examples: ['urn:custos:problem:invalid_policy'] },
-    title: { type: 'string' },
-    status: { type: 'integer' },
-    detail: { type: 'string' },
-    code: { type: 'string' },
-    errors: {
-      type: 'array',
-      description: 'every problem found, located by line and column (policies) or path (JSON bodies)',
-      items: {
-        type: 'object',
-        required: ['message'],
-        properties: { message: { type: 'string' }, line: { type: 'integer' }, column: { type: 'integer' }, path: { type: 'string' } },
-      },
-    },
-  },
-} as const;
-
-export const MAX_CLIENT_SOLUTIONS = 100;
-export const MAX_CLIENT_DESCRIPTION = 1000;
-
-/** POST /clients of auth-service (and `custos clients create`). */
-export const createClientSchema = {
-  type: 'object',
-  required: ['solutions', 'scopes'],
-  properties: {
-    solutions: {
-      type: 'array',
-      minItems: 1,
-      maxItems: MAX_CLIENT_SOLUTIONS,
-      uniqueItems: true,
-      items: { type: 'string', minLength: 1, maxLength: 128, pattern: `^(${SOLUTION_PATTERN}|\\*)$` },
-    },
-    scopes: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', enum: [...ALL_SCOPES] } },
-    description: { type: 'string', maxLength: MAX_CLIENT_DESCRIPTION },
-  },
-  additionalProperties: false,
-} as const;
-
-// The component schemas (pepInterfaceSchema, interfaceSchema, componentSchema) live in component-schema.ts.
 
 /** The Java type names the pdp gives the values it answers with (modifier parameters, explanations). */
 export const ANSWERED_VALUE_TYPES = ['java.lang.String', 'java.lang.Double', 'java.lang.Boolean', 'java.lang.Object', 'java.util.ArrayList'] as const;

@@ -7,7 +7,10 @@ export const NAME_PATTERN = '[A-Za-z0-9._-]+';
 
 export type UrnKind = 'policy' | 'action' | 'info' | 'timer';
 
-const urnPattern = (kind: string) => new RegExp(`^urn:${kind}:(${SOLUTION_PATTERN}):(${NAME_PATTERN})$`);
+/** The whole-string pattern of `urn:<kind>:<solution>:<name>`, for JSON Schemas (the path parameters of pap). */
+export const urnPatternOf = (kind: UrnKind): string => `^urn:${kind}:(${SOLUTION_PATTERN}):(${NAME_PATTERN})$`;
+
+const urnPattern = (kind: UrnKind) => new RegExp(urnPatternOf(kind));
 
 const URN_PATTERNS: Record<UrnKind, RegExp> = {
   policy: urnPattern('policy'),
@@ -29,7 +32,8 @@ export function parseUrn(kind: UrnKind, text: string): ParsedUrn | undefined {
   return { kind, solution, name };
 }
 
-const COMPONENT_URN = new RegExp(`^urn:component:(${SOLUTION_PATTERN}):(pep|pip|pxp):(${NAME_PATTERN})$`);
+export const COMPONENT_URN_PATTERN = `^urn:component:(${SOLUTION_PATTERN}):(pep|pip|pxp):(${NAME_PATTERN})$`;
+const COMPONENT_URN = new RegExp(COMPONENT_URN_PATTERN);
 
 export interface ParsedComponentUrn {
   solution: string;

@@ -1,16 +1,8 @@
-import { ALL_SOLUTIONS } from '@custos/contracts';
+import { ALL_SOLUTIONS, type ClientView } from '@custos/contracts';
 import type { Principal } from '@custos/service-kit';
 import type { ClientRecord } from './client-store';
 
-/** A client as the admin API shows it (never with its secret). */
-export interface ClientView {
-  client_id: string;
-  solutions: string[];
-  scopes: string[];
-  description: string;
-  created_at: string;
-  updated_at: string;
-}
+export type { ClientView };
 
 export const toView = (client: ClientRecord): ClientView => ({
   client_id: client.id,

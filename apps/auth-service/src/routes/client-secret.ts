@@ -1,63 +1,53 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ERROR_CODES } from '@custos/contracts';
-import { compileValidator, jsonBody, type BodyValidator, type RouteHandlers } from '@custos/service-kit';
-import type { ClientStore } from '../clients/client-store';
+import { ERROR_CODES, rotateOptionsSchema, SCOPES, type RotatedSecret } from '@custos/contracts';
+import { jsonResponse, problemResponse as problem } from '@custos/service-kit';
 import { generateSecret, hashSecret } from '../hashing/secrets';
 import { noStore } from '../oauth/errors';
-import type { Revoker } from '../revocation/revoker';
-import { manageableClient, unknownClient } from './client';
 import { idParam } from '../clients/admin-guard';
+import { CLIENT_ID_PARAM, manageableClient, unknownClient } from './client';
+import { authRoute } from './context';
+import { adminErrors, NO_STORE, ref } from './responses';
 
-export const CLIENT_SECRET_PATH = '/clients/:id/secret';
 const OPTIONS_LIMIT = 1024;
-
-export interface RotatedSecret {
-  client_id: string;
-  client_secret: string;
-}
-
-export interface RotateOptions {
-  revoke_tokens?: boolean;
-}
-
-const validateOptions: BodyValidator<RotateOptions> = compileValidator<RotateOptions>({
-  type: 'object',
-  properties: { revoke_tokens: { type: 'boolean' } },
-  additionalProperties: false,
-});
-
-/** The options body is optional: a request without one (no Content-Type, empty) rotates with the defaults. */
-const optionalOptions = (): RequestHandler => {
-  const json = jsonBody(OPTIONS_LIMIT);
-  return (req: Request, res: Response, next: NextFunction) => {
-    const declared = req.headers['content-length'];
-    if (req.headers['content-type'] === undefined && (declared === undefined || declared === '0') && req.headers['transfer-encoding'] === undefined) {
-      req.body = {};
-      next();
-      return;
-    }
-    return json(req, res, next);
-  };
-};
 
 /**
  * POST /clients/{id}/secret: a new secret replaces the old one at once. With `{"revoke_tokens": true}`
  * the tokens issued so far are revoked too (a leaked secret: whoever used it may hold tokens); without,
- * they stay valid until they expire.
+ * they stay valid until they expire. The options body is optional: a request without one rotates with the defaults.
  */
-export function clientSecretRoute(clients: ClientStore, guard: RequestHandler[], revoker: Revoker): RouteHandlers {
-  const rotate = async (req: Request, res: Response): Promise<void> => {
-    const options: unknown = req.body;
-    validateOptions.assert(options, ERROR_CODES.invalidRequest, 'the rotation options are not valid');
-    const revokeTokens = options.revoke_tokens === true;
-    const client = await manageableClient(clients, req, res);
+export const rotateSecret = authRoute({
+  method: 'post',
+  path: '/clients/{id}/secret',
+  tags: ['clients'],
+  summary: 'rotate the secret: a new one replaces the old at once',
+  description:
+    'An optional JSON body `{"revoke_tokens": true}` also revokes every token issued to the client so far (for a ' +
+    'leaked secret); without it, tokens issued before stay valid until they expire.',
+  scope: SCOPES.clientAdmin,
+  params: CLIENT_ID_PARAM,
+  body: {
+    media: 'json',
+    limit: OPTIONS_LIMIT,
+    schema: rotateOptionsSchema,
+    optional: true,
+    invalid: { code: ERROR_CODES.invalidRequest, detail: 'the rotation options are not valid' },
+  },
+  responses: {
+    200: jsonResponse('the new secret, shown this once', ref('RotatedSecret'), NO_STORE),
+    400: problem('the options are not valid (`revoke_tokens` must be a boolean; nothing else is accepted)'),
+    404: problem('no such client (or one this administrator may not manage)'),
+    ...adminErrors,
+    413: problem(`options over ${OPTIONS_LIMIT} bytes`),
+    415: problem('a body that is not `application/json`'),
+  },
+  handler: async (req, res, { deps, body }) => {
+    const revokeTokens = body?.revoke_tokens === true;
+    const client = await manageableClient(deps.clients, req, res);
     if (!client) throw unknownClient(idParam(req));
     const secret = generateSecret();
-    if (!(await clients.setSecretHash(client.id, await hashSecret(secret)))) throw unknownClient(client.id);
-    if (revokeTokens) await revoker.revokeClient(client.id);
+    if (!(await deps.clients.setSecretHash(client.id, await hashSecret(secret)))) throw unknownClient(client.id);
+    if (revokeTokens) await deps.revoker.revokeClient(client.id);
     const answer: RotatedSecret = { client_id: client.id, client_secret: secret };
     noStore(res);
     res.status(200).json(answer);
-  };
-  return { post: [...guard, optionalOptions(), rotate] };
-}
+  },
+});

@@ -1,12 +1,20 @@
-import type { Request, RequestHandler, Response } from 'express';
-import { principalOf, problems, type RouteHandlers } from '@custos/service-kit';
+import type { Request, Response } from 'express';
+import { Type } from '@sinclair/typebox';
+import { SCOPES } from '@custos/contracts';
+import { jsonResponse, principalOf, problemResponse as problem, problems } from '@custos/service-kit';
 import type { ClientRecord, ClientStore } from '../clients/client-store';
 import { idParam } from '../clients/admin-guard';
 import { isPossibleClientId } from '../clients/authenticate';
 import { mayManage, toView } from '../clients/view';
-import type { Revoker } from '../revocation/revoker';
+import { authRoute } from './context';
+import { adminErrors, ref } from './responses';
 
-export const CLIENT_PATH = '/clients/:id';
+export const CLIENT_PATH = '/clients/{id}';
+
+/** The `id` of `/clients/{id}…`: any text; one that is no client's is answered like an unknown one. */
+export const CLIENT_ID_PARAM = {
+  id: { schema: Type.String(), description: 'the client id (generated ones look like `c_` + 22 base64url characters)' },
+};
 
 /**
  * The client `id` if this administrator may manage it. A client it may not manage is answered
@@ -20,21 +28,40 @@ export async function manageableClient(clients: ClientStore, req: Request, res: 
 
 export const unknownClient = (id: string) => problems.notFound(`no client \`${id.slice(0, 128)}\``);
 
-/**
- * GET /clients/{id} (the client, 404 if unknown) and DELETE /clients/{id} (true when it existed). A
- * deleted client's tokens are revoked: pap and pdp refuse them within a second, not at their expiry.
- */
-export function clientRoute(clients: ClientStore, guard: RequestHandler[], revoker: Revoker): RouteHandlers {
-  const show = async (req: Request, res: Response): Promise<void> => {
-    const client = await manageableClient(clients, req, res);
+const NOT_MANAGED = problem('no such client (or one this administrator may not manage)');
+
+/** GET /clients/{id}: the client, 404 if unknown. */
+export const showClient = authRoute({
+  method: 'get',
+  path: CLIENT_PATH,
+  tags: ['clients'],
+  summary: 'one client',
+  scope: SCOPES.clientAdmin,
+  params: CLIENT_ID_PARAM,
+  responses: { 200: jsonResponse('the client', ref('Client')), 404: NOT_MANAGED, ...adminErrors },
+  handler: async (req, res, { deps }) => {
+    const client = await manageableClient(deps.clients, req, res);
     if (!client) throw unknownClient(idParam(req));
     res.status(200).json(toView(client));
-  };
-  const remove = async (req: Request, res: Response): Promise<void> => {
-    const client = await manageableClient(clients, req, res);
-    const deleted = client ? await clients.delete(client.id) : false;
-    if (client && deleted) await revoker.revokeClient(client.id);
+  },
+});
+
+/**
+ * DELETE /clients/{id}: true when it existed. A deleted client's tokens are revoked: pap and pdp refuse them
+ * within a second, not at their expiry.
+ */
+export const deleteClient = authRoute({
+  method: 'delete',
+  path: CLIENT_PATH,
+  tags: ['clients'],
+  summary: 'remove a client; it gets no new tokens at once, and the tokens it holds are revoked (pap and pdp refuse them within about a second)',
+  scope: SCOPES.clientAdmin,
+  params: CLIENT_ID_PARAM,
+  responses: { 200: jsonResponse('`true` when it existed and is gone, else `false`', { type: 'boolean' }), ...adminErrors },
+  handler: async (req, res, { deps }) => {
+    const client = await manageableClient(deps.clients, req, res);
+    const deleted = client ? await deps.clients.delete(client.id) : false;
+    if (client && deleted) await deps.revoker.revokeClient(client.id);
     res.status(200).json(deleted);
-  };
-  return { get: [...guard, show], delete: [...guard, remove] };
-}
+  },
+});

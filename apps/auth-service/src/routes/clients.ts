@@ -1,28 +1,23 @@
-import type { Request, RequestHandler, Response } from 'express';
-import { ALL_SCOPES, ALL_SOLUTIONS, createClientSchema, ERROR_CODES } from '@custos/contracts';
 import {
-  compileValidator,
-  foreignSolution,
-  insufficientScope,
-  jsonBody,
-  principalOf,
-  problems,
-  type BodyValidator,
-  type RouteHandlers,
-} from '@custos/service-kit';
+  ALL_SCOPES,
+  ALL_SOLUTIONS,
+  createClientSchema,
+  ERROR_CODES,
+  MAX_CLIENT_DESCRIPTION,
+  MAX_CLIENT_SOLUTIONS,
+  SCOPES,
+  type CreateClientBody,
+} from '@custos/contracts';
+import { compileValidator, foreignSolution, type BodyValidator, insufficientScope, jsonResponse, principalOf, problems, problemResponse as problem } from '@custos/service-kit';
 import { generateClientId, type ClientRecord, type ClientStore } from '../clients/client-store';
 import { mayManage, toView, type ClientView } from '../clients/view';
 import { generateSecret, hashSecret } from '../hashing/secrets';
 import { noStore } from '../oauth/errors';
+import { authRoute } from './context';
+import { adminErrors, NO_STORE, ref } from './responses';
 
 export const CLIENTS_PATH = '/clients';
 export const CLIENT_BODY_LIMIT = 16 * 1024;
-
-export interface CreateClientBody {
-  solutions: string[];
-  scopes: string[];
-  description?: string;
-}
 
 // The contract's schema, the very object the OpenAPI document shows.
 const validateCreate: BodyValidator<CreateClientBody> = compileValidator<CreateClientBody>(createClientSchema);
@@ -59,26 +54,50 @@ export interface CreatedClient extends ClientView {
   client_secret: string;
 }
 
-/** GET /clients (the clients this administrator may manage) and POST /clients (register one). */
-export function clientsRoute(clients: ClientStore, guard: RequestHandler[]): RouteHandlers {
-  const list = async (_req: Request, res: Response): Promise<void> => {
+/** GET /clients: the clients this administrator may manage. */
+export const listClients = authRoute({
+  method: 'get',
+  path: CLIENTS_PATH,
+  tags: ['clients'],
+  summary: 'list clients (never their secrets)',
+  description: 'An administrator bound to some solutions sees only the clients bound to a subset of them; one with `*` sees all.',
+  scope: SCOPES.clientAdmin,
+  responses: { 200: jsonResponse('the clients', { type: 'array', items: ref('Client') }), ...adminErrors },
+  handler: async (_req, res, { deps }) => {
     const principal = principalOf(res);
-    const all = await clients.list();
+    const all = await deps.clients.list();
     res.status(200).json(all.filter((client) => mayManage(principal, client.solutions)).map(toView));
-  };
+  },
+});
 
-  const create = async (req: Request, res: Response): Promise<void> => {
-    const body = validateNewClient(req.body);
+/** POST /clients: registers a client; its secret is in this answer only. */
+export const createClient = authRoute({
+  method: 'post',
+  path: CLIENTS_PATH,
+  tags: ['clients'],
+  summary: 'register a client; its secret is shown in this answer only',
+  description:
+    'The id is generated. The caller may only grant scopes its own token has and solutions it may access. ' +
+    `Bodies up to ${CLIENT_BODY_LIMIT} bytes; description up to ${MAX_CLIENT_DESCRIPTION} characters.`,
+  scope: SCOPES.clientAdmin,
+  body: { media: 'json', limit: CLIENT_BODY_LIMIT, schema: createClientSchema, documentAs: ref('NewClient'), parse: validateNewClient },
+  responses: {
+    201: jsonResponse('created', ref('CreatedClient'), { Location: { schema: { type: 'string' }, description: '/clients/{id}' }, ...NO_STORE }),
+    400: problem('malformed JSON or an invalid client; `errors` locate every problem by path'),
+    ...adminErrors,
+    403: problem('the token lacks `client:admin`, a scope it would grant, or a solution it would grant'),
+    413: problem(`body over ${CLIENT_BODY_LIMIT} bytes`),
+    415: problem('not `application/json`'),
+  },
+  handler: async (_req, res, { deps, body }) => {
     const principal = principalOf(res);
     if (!mayManage(principal, body.solutions)) throw foreignSolution('client:admin');
     const beyond = body.scopes.find((scope) => !principal.hasScope(scope));
     if (beyond !== undefined) throw insufficientScope(beyond, `the token cannot grant the scope \`${beyond}\``);
 
-    const { client: created, secret } = await registerClient(clients, body);
+    const { client: created, secret } = await registerClient(deps.clients, body);
     const answer: CreatedClient = { ...toView(created), client_secret: secret };
     noStore(res);
     res.status(201).location(`${CLIENTS_PATH}/${encodeURIComponent(created.id)}`).json(answer);
-  };
-
-  return { get: [...guard, list], post: [...guard, jsonBody(CLIENT_BODY_LIMIT), create] };
-}
+  },
+});

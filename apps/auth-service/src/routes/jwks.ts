@@ -1,4 +1,4 @@
-import type { RouteHandlers } from '@custos/service-kit';
+import type { Response } from 'express';
 import type { KeyStore } from '../keys/key-store';
 
 export const JWKS_PATH = '/.well-known/jwks.json';
@@ -6,12 +6,8 @@ export const JWKS_PATH = '/.well-known/jwks.json';
 export const JWKS_MAX_AGE_SECONDS = 60;
 
 /** GET /.well-known/jwks.json: every published verification key (RFC 7517). */
-export function jwksRoute(keys: KeyStore): RouteHandlers {
-  return {
-    get: async (_req, res) => {
-      const jwks = await keys.jwks();
-      res.setHeader('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
-      res.status(200).json(jwks);
-    },
-  };
+export async function jwksHandler(keys: KeyStore, res: Response): Promise<void> {
+  const jwks = await keys.jwks();
+  res.setHeader('Cache-Control', `public, max-age=${JWKS_MAX_AGE_SECONDS}`);
+  res.status(200).json(jwks);
 }

@@ -1,9 +1,8 @@
 import type { Request, Response } from 'express';
-import { formBody, HttpProblem, type Principal, type RouteHandlers, type TokenVerifier } from '@custos/service-kit';
+import { HttpProblem, type Principal, type TokenVerifier } from '@custos/service-kit';
 import { authenticateCaller, credentialsOf, field, refuseCredentialsInUrl, type ClientAuthDeps, type Fields } from '../oauth/client-auth';
 import { noStore, oauthErrors } from '../oauth/errors';
 import type { Revoker } from '../revocation/revoker';
-import { TOKEN_BODY_LIMIT } from './token';
 
 export const REVOKE_PATH = '/oauth/revoke';
 
@@ -30,7 +29,7 @@ async function principalOfToken(verifier: TokenVerifier, token: string): Promise
  * valid, and also for a token of another client, which is left alone: the answer never tells the caller
  * whether a token it holds is genuine or whose it is.
  */
-export function revokeRoute(deps: RevokeRouteDeps): RouteHandlers {
+export function revokeRoute(deps: RevokeRouteDeps): (req: Request, res: Response) => Promise<void> {
   const handler = async (req: Request, res: Response): Promise<void> => {
     noStore(res);
     refuseCredentialsInUrl(req);
@@ -48,5 +47,5 @@ export function revokeRoute(deps: RevokeRouteDeps): RouteHandlers {
     }
     res.status(200).end();
   };
-  return { post: [formBody(TOKEN_BODY_LIMIT), handler] };
+  return handler;
 }

@@ -1,5 +1,4 @@
 import type { Request, Response } from 'express';
-import { formBody, type RouteHandlers } from '@custos/service-kit';
 import type { KeyStore } from '../keys/key-store';
 import { signAccessToken, TOKEN_LIFETIME_SECONDS } from '../oauth/access-token';
 import { authenticateCaller, credentialsOf, field, refuseCredentialsInUrl, type ClientAuthDeps, type Fields } from '../oauth/client-auth';
@@ -40,7 +39,7 @@ function requestedScopes(scope: string | undefined): Set<string> | undefined {
 }
 
 /** POST /oauth/token: client credentials grant (RFC 6749 §4.4, api.md §2.1). */
-export function tokenRoute(deps: TokenRouteDeps): RouteHandlers {
+export function tokenRoute(deps: TokenRouteDeps): (req: Request, res: Response) => Promise<void> {
   const { keys, revocations, clock } = deps;
   const handler = async (req: Request, res: Response): Promise<void> => {
     noStore(res);
@@ -75,5 +74,5 @@ export function tokenRoute(deps: TokenRouteDeps): RouteHandlers {
     const body: TokenResponse = { access_token: accessToken, token_type: 'Bearer', expires_in: TOKEN_LIFETIME_SECONDS, scope: scopes.join(' ') };
     res.status(200).json(body);
   };
-  return { post: [formBody(TOKEN_BODY_LIMIT), handler] };
+  return handler;
 }

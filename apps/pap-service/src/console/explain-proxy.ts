@@ -1,7 +1,7 @@
-import type { RequestHandler } from 'express';
-import { HEADERS, SCOPES, type Event, type Modifier } from '@custos/contracts';
+import type { Request, Response } from 'express';
+import { HEADERS, type Event, type Modifier } from '@custos/contracts';
 import { applyModifiers } from '@custos/pep';
-import { JSON_TYPES, readBody, requireMediaType, requireScope, type Logger, type TokenVerifier } from '@custos/service-kit';
+import { JSON_TYPES, readBody, requireMediaType, type Logger } from '@custos/service-kit';
 import { callUpstream, relay } from './upstream';
 
 /** api.md §3: events up to 1 MiB. */
@@ -25,34 +25,31 @@ export interface ConsoleExplanation {
  * here and not in the browser because the SDK hashes and draws random numbers synchronously with node:crypto,
  * which browsers do not offer. A pdp's error answer is passed on unchanged.
  */
-export function explainProxy(pdpUrl: string, verifier: TokenVerifier, logger: Logger): RequestHandler[] {
+export function explainProxy(pdpUrl: string, logger: Logger): (req: Request, res: Response) => Promise<void> {
   const target = `${pdpUrl.replace(/\/+$/, '')}/event/explain`;
-  return [
-    requireScope(verifier, SCOPES.eventDecide),
-    async (req, res) => {
-      requireMediaType(req, JSON_TYPES);
-      const body = await readBody(req, EVENT_BODY_LIMIT);
-      const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
-      if (typeof req.headers.authorization === 'string') headers.Authorization = req.headers.authorization;
-      const minRevision = req.headers[HEADERS.minPolicyRevision.toLowerCase()];
-      if (typeof minRevision === 'string') headers[HEADERS.minPolicyRevision] = minRevision;
-      const upstream = await callUpstream('pdp-service', target, { method: 'POST', headers, body }, logger);
-      res.setHeader('Cache-Control', 'no-store');
-      if (upstream.status !== 200) {
-        await relay(upstream, res);
-        return;
-      }
-      const decision = (await upstream.json()) as { eventAllowed?: unknown; modifiers?: unknown };
-      const revisionHeader = upstream.headers.get(HEADERS.policyRevision);
-      // The pdp accepted the body, so it is a JSON event.
-      const answer: ConsoleExplanation = {
-        revision: revisionHeader === null ? null : Number(revisionHeader),
-        decision,
-        ...modified(JSON.parse(body) as Event, decision),
-      };
-      res.json(answer);
-    },
-  ];
+  return async (req, res) => {
+    requireMediaType(req, JSON_TYPES);
+    const body = await readBody(req, EVENT_BODY_LIMIT);
+    const headers: Record<string, string> = { 'Content-Type': 'application/json', Accept: 'application/json' };
+    if (typeof req.headers.authorization === 'string') headers.Authorization = req.headers.authorization;
+    const minRevision = req.headers[HEADERS.minPolicyRevision.toLowerCase()];
+    if (typeof minRevision === 'string') headers[HEADERS.minPolicyRevision] = minRevision;
+    const upstream = await callUpstream('pdp-service', target, { method: 'POST', headers, body }, logger);
+    res.setHeader('Cache-Control', 'no-store');
+    if (upstream.status !== 200) {
+      await relay(upstream, res);
+      return;
+    }
+    const decision = (await upstream.json()) as { eventAllowed?: unknown; modifiers?: unknown };
+    const revisionHeader = upstream.headers.get(HEADERS.policyRevision);
+    // The pdp accepted the body, so it is a JSON event.
+    const answer: ConsoleExplanation = {
+      revision: revisionHeader === null ? null : Number(revisionHeader),
+      decision,
+      ...modified(JSON.parse(body) as Event, decision),
+    };
+    res.json(answer);
+  };
 }
 
 function modified(event: Event, decision: { eventAllowed?: unknown; modifiers?: unknown }): Pick<ConsoleExplanation, 'modifiedEvent' | 'modifyError'> {

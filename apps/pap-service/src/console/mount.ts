@@ -1,5 +1,6 @@
-import type { Logger, ServiceApp, TokenVerifier } from '@custos/service-kit';
+import { mountRoutes, requireScope, type Logger, type ServiceApp, type TokenVerifier } from '@custos/service-kit';
 import { explainProxy } from './explain-proxy';
+import { CONSOLE_ROUTES } from './routes';
 import { consoleSecurityHeaders } from './security-headers';
 import { consoleAssets } from './static-assets';
 import { tokenProxy } from './token-proxy';
@@ -21,7 +22,6 @@ export function mountConsole(service: ServiceApp, options: ConsoleOptions, verif
   const { assets, page } = consoleAssets(options.assetsDir);
   service.app.use('/console', consoleSecurityHeaders);
   service.app.use('/console/assets', assets);
-  service.route('/console', { get: page });
-  service.route('/console/token', { post: tokenProxy(options.authUrl, logger) });
-  service.route('/console/explain', { post: explainProxy(options.pdpUrl, verifier, logger) });
+  const deps = { page, forwardToken: tokenProxy(options.authUrl, logger), forwardExplain: explainProxy(options.pdpUrl, logger) };
+  mountRoutes(service, CONSOLE_ROUTES, deps, { authorize: (scope) => requireScope(verifier, scope) });
 }

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import express, { type RequestHandler } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import { ERROR_CODES } from '@custos/contracts';
 import { HttpProblem } from '@custos/service-kit';
 import { consoleCsp } from './security-headers';
@@ -15,7 +15,7 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
  */
 export interface ConsoleAssets {
   assets: RequestHandler;
-  page: RequestHandler;
+  page: (req: Request, res: Response) => void;
 }
 
 export function consoleAssets(dir: string): ConsoleAssets {

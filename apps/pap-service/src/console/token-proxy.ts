@@ -1,4 +1,4 @@
-import type { RequestHandler } from 'express';
+import type { Request, Response } from 'express';
 import { FORM_TYPES, readBody, requireMediaType, type Logger } from '@custos/service-kit';
 import { callUpstream, relay } from './upstream';
 
@@ -13,10 +13,9 @@ const TOKEN_BODY_LIMIT = 16 * 1024;
  * browser wrote there. auth believes it when `AUTH_TRUST_PROXY` names pap; otherwise every console sign-in counts
  * against pap's own address (docs/security.md).
  */
-export function tokenProxy(authUrl: string, logger: Logger): RequestHandler[] {
+export function tokenProxy(authUrl: string, logger: Logger): (req: Request, res: Response) => Promise<void> {
   const target = `${authUrl.replace(/\/+$/, '')}/oauth/token`;
-  return [
-    async (req, res) => {
+  return async (req, res) => {
       requireMediaType(req, FORM_TYPES);
       const body = await readBody(req, TOKEN_BODY_LIMIT);
       const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
@@ -27,6 +26,5 @@ export function tokenProxy(authUrl: string, logger: Logger): RequestHandler[] {
       res.setHeader('Cache-Control', 'no-store');
       // auth's `WWW-Authenticate: Basic` on a wrong secret would make the browser pop up its own password prompt.
       await relay(upstream, res, ['www-authenticate']);
-    },
-  ];
+  };
 }

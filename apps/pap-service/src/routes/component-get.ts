@@ -1,16 +1,21 @@
 import { SCOPES } from '@custos/contracts';
-import { problems, requireScope } from '@custos/service-kit';
+import { jsonResponse, problems } from '@custos/service-kit';
 import { findComponent } from '../store/components';
-import { componentIdOf, componentIdParam, type RouteFactory } from './context';
+import { componentIdParam, papRoute } from './context';
+import { badId, common, problem, ref } from './responses';
 
 /** `GET /ws/component/{identifier}`: the component as registered; 404 if unknown. */
-export const getComponent: RouteFactory = (ctx) => [
-  requireScope(ctx.verifier, SCOPES.componentRead),
-  componentIdParam(SCOPES.componentRead),
-  async (_req, res) => {
-    const { id } = componentIdOf(res);
-    const component = await findComponent(ctx.pool, id);
+export const getComponent = papRoute({
+  method: 'get',
+  path: '/ws/component/{identifier}',
+  summary: 'look up a component',
+  scope: SCOPES.componentRead,
+  params: { identifier: componentIdParam(SCOPES.componentRead) },
+  responses: { 200: jsonResponse('the component as registered', ref('Component')), 400: badId, 404: problem('no such component'), ...common },
+  handler: async (_req, res, { deps, params }) => {
+    const { id } = params.identifier;
+    const component = await findComponent(deps.pool, id);
     if (!component) throw problems.notFound(`no component \`${id}\``);
     res.json(component);
   },
-];
+});

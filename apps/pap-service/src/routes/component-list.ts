@@ -1,25 +1,30 @@
-import { COMPONENT_TYPES, ERROR_CODES, SCOPES, type ComponentType } from '@custos/contracts';
-import { principalOf, problems, requireScope } from '@custos/service-kit';
+import { COMPONENT_TYPES, SCOPES, componentTypeSchema } from '@custos/contracts';
+import { jsonResponse, principalOf } from '@custos/service-kit';
 import { listComponents } from '../store/components';
 import { solutionFilterOf } from '../store/solutions';
-import type { RouteFactory } from './context';
-
-function typeFilter(raw: unknown): ComponentType | undefined {
-  if (raw === undefined) return undefined;
-  const type = typeof raw === 'string' ? raw.toUpperCase() : undefined;
-  if (type === undefined || !(COMPONENT_TYPES as readonly string[]).includes(type)) {
-    throw problems.badRequest(ERROR_CODES.invalidRequest, 'the query parameter `type` is not valid', [
-      { path: 'type', message: `must be one of ${COMPONENT_TYPES.map((t) => `\`${t}\``).join(', ')}` },
-    ]);
-  }
-  return type as ComponentType;
-}
+import { papRoute } from './context';
+import { common, problem, ref } from './responses';
 
 /** `GET /ws/component?type=PEP|PIP|PXP`: the components of the caller's solutions, by id. */
-export const listComponentsRoute: RouteFactory = (ctx) => [
-  requireScope(ctx.verifier, SCOPES.componentRead),
-  async (req, res) => {
-    const type = typeFilter(req.query.type);
-    res.json(await listComponents(ctx.pool, solutionFilterOf(principalOf(res)), type));
+export const listComponentsRoute = papRoute({
+  method: 'get',
+  path: '/ws/component',
+  summary: 'list components',
+  description: 'Components of the solutions in the token, ordered by id.',
+  scope: SCOPES.componentRead,
+  query: {
+    type: {
+      schema: componentTypeSchema,
+      description: `one of ${COMPONENT_TYPES.join(', ')}, in any case`,
+      normalize: (type: string) => type.toUpperCase(),
+    },
   },
-];
+  responses: {
+    200: jsonResponse('the components', { type: 'array', items: ref('Component') }),
+    400: problem('`invalid_request`: unknown `type`'),
+    ...common,
+  },
+  handler: async (_req, res, { deps, query }) => {
+    res.json(await listComponents(deps.pool, solutionFilterOf(principalOf(res)), query.type));
+  },
+});

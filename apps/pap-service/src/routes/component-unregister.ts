@@ -1,17 +1,25 @@
 import { SCOPES } from '@custos/contracts';
-import { requireScope } from '@custos/service-kit';
 import { deleteComponent } from '../store/components';
-import { componentIdOf, componentIdParam, sendBoolean, type RouteFactory } from './context';
+import { componentIdParam, papRoute, sendBoolean } from './context';
+import { badId, booleanAnswer, common } from './responses';
 
 /**
  * `DELETE /ws/component/{identifier}`: `true` when it was registered and is gone, else `false`; removing a PIP or
  * PXP gets a revision (`Policy-Revision`).
  */
-export const unregisterComponent: RouteFactory = (ctx) => [
-  requireScope(ctx.verifier, SCOPES.componentWrite),
-  componentIdParam(SCOPES.componentWrite),
-  async (_req, res) => {
-    const outcome = await deleteComponent(ctx.pool, ctx.onDeployedSetChange, componentIdOf(res).id);
+export const unregisterComponent = papRoute({
+  method: 'delete',
+  path: '/ws/component/{identifier}',
+  summary: 'unregister a component',
+  scope: SCOPES.componentWrite,
+  params: { identifier: componentIdParam(SCOPES.componentWrite) },
+  responses: {
+    200: booleanAnswer('`true` when it was registered, else `false`; removing a PIP/PXP gets a new revision (`Policy-Revision`)', true),
+    400: badId,
+    ...common,
+  },
+  handler: async (_req, res, { deps, params }) => {
+    const outcome = await deleteComponent(deps.pool, deps.onDeployedSetChange, params.identifier.id);
     sendBoolean(res, outcome.result, outcome.revision);
   },
-];
+});

@@ -1,71 +1,80 @@
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
+import type { Response } from 'express';
 import type { Pool } from 'pg';
+import { Type } from '@sinclair/typebox';
 import {
+  COMPONENT_URN_PATTERN,
   ERROR_CODES,
   HEADERS,
   parseComponentUrn,
   parseUrn,
+  urnPatternOf,
   type ParsedComponentUrn,
   type ParsedUrn,
 } from '@custos/contracts';
-import { foreignSolution, principalOf, problems, type Logger, type TokenVerifier } from '@custos/service-kit';
+import { foreignSolution, principalOf, problems, routesFor, type Logger, type ParamSpec, type TokenVerifier } from '@custos/service-kit';
+import type { DocumentKind } from '../documents/kind';
+import type { ReplicaDirectory } from '../replicas/replica-directory';
+import type { DocumentMetadata, DocumentStore } from '../store/documents';
 
-/** What every route handler needs. */
+/** What every route handler of pap's API needs. */
 export interface RouteContext {
   pool: Pool;
   verifier: TokenVerifier;
   logger: Logger;
   /** Handed to the stores, which call it after a commit that wrote an outbox row: it wakes the publisher. */
   onDeployedSetChange: () => void;
+  /** The one store of each kind of document. */
+  storeOf<M extends DocumentMetadata>(kind: DocumentKind<M, unknown>): DocumentStore<M>;
+  /** The pdp replicas that report over NATS (none known without propagation). */
+  replicas?: ReplicaDirectory;
 }
 
-export type RouteFactory = (ctx: RouteContext) => RequestHandler[];
+export const papRoute = routesFor<RouteContext>();
 
 /** Longest id accepted in a URL; the URN patterns themselves have no bound. */
 const MAX_ID_LENGTH = 512;
 
-const idParam = (req: Request, name: string): string => {
-  const value = req.params[name];
-  return typeof value === 'string' ? value : '';
-};
-
 /**
- * Middleware that reads the URN in URL parameter `param`: 400 `invalid_id` when it is not of the form `expected`, 403
- * for a solution the token does not cover (whether or not the resource exists). The id and its parts land in
- * res.locals under `key`.
+ * A URN path parameter: 400 `invalid_id` when it is not of the form `expected`, 403 for a solution the token does
+ * not cover (whether or not the resource exists). The handler gets the id and its parts.
  */
 function urnParam<P extends { solution: string }>(
-  param: string,
+  pattern: string,
   parse: (id: string) => P | undefined,
   what: string,
   expected: string,
   scope: string,
-  key: string,
-): RequestHandler {
-  return (req: Request, res: Response, next: NextFunction) => {
-    const id = idParam(req, param);
-    const parsed = id.length <= MAX_ID_LENGTH ? parse(id) : undefined;
-    if (!parsed) {
-      throw problems.badRequest(ERROR_CODES.invalidId, `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a ${what} id; expected \`${expected}\``);
-    }
-    if (!principalOf(res).mayAccess(parsed.solution)) throw foreignSolution(scope);
-    res.locals[key] = { id, parsed };
-    next();
-  };
+  example: string,
+) {
+  return {
+    schema: Type.String({ pattern, maxLength: MAX_ID_LENGTH }),
+    description: `the whole ${what} URN, e.g. \`${example}\``,
+    invalid: (id: string) =>
+      problems.badRequest(ERROR_CODES.invalidId, `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a ${what} id; expected \`${expected}\``),
+    parse: (id: string, res: Response): { id: string; parsed: P } => {
+      const parsed = parse(id);
+      // The schema's pattern is the parser's, so this holds for every id that reaches here.
+      if (!parsed) throw problems.badRequest(ERROR_CODES.invalidId, `\`${id}\` is not a ${what} id; expected \`${expected}\``);
+      if (!principalOf(res).mayAccess(parsed.solution)) throw foreignSolution(scope);
+      return { id, parsed };
+    },
+  } satisfies ParamSpec;
 }
 
-/** `/ws/policy/:id...` and `/ws/timer/:id...`: the document id, checked as urnParam says. */
-export const documentIdParam = (kind: 'policy' | 'timer', scope: string): RequestHandler =>
-  urnParam('id', (id) => parseUrn(kind, id), kind, `urn:${kind}:<solution>:<name>`, scope, 'documentId');
+/** `/ws/policy/{id}…` and `/ws/timer/{id}…`: the document id, checked as urnParam says. */
+export const documentIdParam = (kind: 'policy' | 'timer', scope: string) =>
+  urnParam<ParsedUrn>(urnPatternOf(kind), (id) => parseUrn(kind, id), kind, `urn:${kind}:<solution>:<name>`, scope, `urn:${kind}:acme:${kind === 'policy' ? 'mask-names' : 'nightly'}`);
 
-export const documentIdOf = (res: Response): { id: string; parsed: ParsedUrn } => res.locals.documentId as { id: string; parsed: ParsedUrn };
-
-/** `/ws/component/:identifier`: the component id, checked as urnParam says. */
-export const componentIdParam = (scope: string): RequestHandler =>
-  urnParam('identifier', parseComponentUrn, 'component', 'urn:component:<solution>:<pep|pip|pxp>:<name>', scope, 'componentId');
-
-export const componentIdOf = (res: Response): { id: string; parsed: ParsedComponentUrn } =>
-  res.locals.componentId as { id: string; parsed: ParsedComponentUrn };
+/** `/ws/component/{identifier}`: the component id, checked as urnParam says. */
+export const componentIdParam = (scope: string) =>
+  urnParam<ParsedComponentUrn>(
+    COMPONENT_URN_PATTERN,
+    parseComponentUrn,
+    'component',
+    'urn:component:<solution>:<pep|pip|pxp>:<name>',
+    scope,
+    'urn:component:acme:pip:hr',
+  );
 
 /** A JSON boolean literal, optionally with the revision of the deployed set. */
 export function sendBoolean(res: Response, value: boolean, revision?: number, status = 200): void {

@@ -1,21 +1,36 @@
 import { SCOPES } from '@custos/contracts';
-import { foreignSolution, principalOf, problems, requireScope, xmlBody } from '@custos/service-kit';
-import { DOCUMENT_BODY_LIMIT } from '../documents/kind';
-import { sendBoolean } from './context';
-import type { DocumentRouteFactory } from './document-context';
+import { foreignSolution, principalOf, problems } from '@custos/service-kit';
+import { DOCUMENT_BODY_LIMIT, type DocumentKind } from '../documents/kind';
+import type { DocumentMetadata } from '../store/documents';
+import { papRoute, sendBoolean } from './context';
+import { KIND_TEXT } from './document-context';
+import { booleanAnswer, common, problem } from './responses';
 
 /** `POST /ws/policy|timer` (XML): stores a new, undeployed document. 201 `true` with `Location`; 409 if the id exists. */
-export const addDocument: DocumentRouteFactory = ({ verifier, kind, store }) => [
-  requireScope(verifier, SCOPES.policyWrite),
-  xmlBody(DOCUMENT_BODY_LIMIT),
-  async (req, res) => {
-    const record = kind.validate(req.body as string);
-    // Checked before the duplicate test, so a foreign id is never confirmed to exist.
-    if (!principalOf(res).mayAccess(record.solution)) throw foreignSolution(SCOPES.policyWrite);
-    if (!(await store.insert(record))) {
-      throw problems.conflict(`a ${kind.name} \`${record.id}\` exists already; replace it with PUT`);
-    }
-    res.setHeader('Location', `/ws/${kind.name}/${record.id}`);
-    sendBoolean(res, true, undefined, 201);
-  },
-];
+export const addDocument = <M extends DocumentMetadata, R>(kind: DocumentKind<M, R>) =>
+  papRoute({
+    method: 'post',
+    path: `/ws/${kind.name}`,
+    summary: `add a ${kind.name}`,
+    description: KIND_TEXT[kind.name].add,
+    scope: SCOPES.policyWrite,
+    body: { media: 'xml', limit: DOCUMENT_BODY_LIMIT, description: KIND_TEXT[kind.name].body },
+    responses: {
+      201: { ...booleanAnswer('`true`'), headers: { Location: { description: `\`/ws/${kind.name}/{id}\``, schema: { type: 'string' } } } },
+      400: problem(KIND_TEXT[kind.name].invalid),
+      409: problem(`a ${kind.name} with this id exists`),
+      413: problem('body over 5 MiB'),
+      415: problem('not `application/xml` or `text/xml`'),
+      ...common,
+    },
+    handler: async (_req, res, { deps, body }) => {
+      const record = kind.validate(body);
+      // Checked before the duplicate test, so a foreign id is never confirmed to exist.
+      if (!principalOf(res).mayAccess(record.solution)) throw foreignSolution(SCOPES.policyWrite);
+      if (!(await deps.storeOf(kind).insert(record))) {
+        throw problems.conflict(`a ${kind.name} \`${record.id}\` exists already; replace it with PUT`);
+      }
+      res.setHeader('Location', `/ws/${kind.name}/${record.id}`);
+      sendBoolean(res, true, undefined, 201);
+    },
+  });

@@ -1,14 +1,26 @@
 import { SCOPES } from '@custos/contracts';
-import { requireScope } from '@custos/service-kit';
-import { documentIdOf, documentIdParam, sendBoolean } from './context';
-import type { DocumentRouteFactory } from './document-context';
+import type { DocumentKind } from '../documents/kind';
+import type { DocumentMetadata } from '../store/documents';
+import { documentIdParam, papRoute, sendBoolean } from './context';
+import { KIND_TEXT } from './document-context';
+import { badId, booleanAnswer, common } from './responses';
 
 /** `POST /ws/policy|timer/{id}/deploy`: `true` when deployed after the call (idempotent), `false` when no such document. */
-export const deployDocument: DocumentRouteFactory = ({ verifier, kind, store }) => [
-  requireScope(verifier, SCOPES.policyWrite),
-  documentIdParam(kind.name, SCOPES.policyWrite),
-  async (_req, res) => {
-    const outcome = await store.deploy(documentIdOf(res).id);
-    sendBoolean(res, outcome.result, outcome.revision);
-  },
-];
+export const deployDocument = <M extends DocumentMetadata, R>(kind: DocumentKind<M, R>) =>
+  papRoute({
+    method: 'post',
+    path: `/ws/${kind.name}/{id}/deploy`,
+    summary: `deploy a ${kind.name}`,
+    ...(KIND_TEXT[kind.name].deploy === undefined ? {} : { description: KIND_TEXT[kind.name].deploy }),
+    scope: SCOPES.policyWrite,
+    params: { id: documentIdParam(kind.name, SCOPES.policyWrite) },
+    responses: {
+      200: booleanAnswer(`\`true\` when deployed after the call (idempotent), \`false\` when no such ${kind.name}`, true),
+      400: badId,
+      ...common,
+    },
+    handler: async (_req, res, { deps, params }) => {
+      const outcome = await deps.storeOf(kind).deploy(params.id.id);
+      sendBoolean(res, outcome.result, outcome.revision);
+    },
+  });

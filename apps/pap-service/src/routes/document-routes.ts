@@ -1,7 +1,8 @@
-import type { ServiceApp } from '@custos/service-kit';
+import type { Route } from '@custos/service-kit';
+import type { DocumentKind } from '../documents/kind';
 import type { DocumentMetadata } from '../store/documents';
+import type { RouteContext } from './context';
 import { addDocument } from './document-add';
-import type { DocumentRouteContext } from './document-context';
 import { deployDocument } from './document-deploy';
 import { deployedDocuments } from './document-deployed';
 import { documentIds } from './document-ids';
@@ -10,18 +11,23 @@ import { replaceDocument } from './document-replace';
 import { revokeDocument } from './document-revoke';
 import { showDocument } from './document-show';
 import { documentStatus } from './document-status';
+import { validateDocument } from './document-validate';
 
-/** The paths of one document kind (api.md §4), the same for policies and timers apart from the segment. */
-export function mountDocumentRoutes<M extends DocumentMetadata, R>(service: ServiceApp, ctx: DocumentRouteContext<M, R>): void {
-  const base = `/ws/${ctx.kind.name}`;
-  service.route(base, { post: addDocument(ctx) });
-  // Before `${base}/:id`, which would otherwise read `deployed` as an id.
-  if (ctx.kind.listsDeployed) service.route(`${base}/deployed`, { get: deployedDocuments(ctx) });
-  service.route(`${base}/:id`, { get: showDocument(ctx), put: replaceDocument(ctx), delete: removeDocument(ctx) });
-  service.route(`${base}/:id/deploy`, { post: deployDocument(ctx) });
-  const revoke = revokeDocument(ctx);
-  service.route(`${base}/:id/revoke`, { get: revoke, post: revoke });
-  service.route(`${base}/:id/status`, { get: documentStatus(ctx) });
-  service.route(`${base}-ids`, { get: documentIds(false)(ctx) });
-  service.route(`${base}-ids/deployed`, { get: documentIds(true)(ctx) });
+/** The operations of one document kind (api.md §4), the same for policies and timers apart from the segment. */
+export function documentRoutes<M extends DocumentMetadata, R>(kind: DocumentKind<M, R>): Array<Route<RouteContext>> {
+  return [
+    // Before `/{id}`, which would otherwise read `validate` and `deployed` as ids.
+    validateDocument(kind),
+    addDocument(kind),
+    ...(kind.listsDeployed ? [deployedDocuments(kind)] : []),
+    showDocument(kind),
+    replaceDocument(kind),
+    removeDocument(kind),
+    deployDocument(kind),
+    revokeDocument(kind, 'get'),
+    revokeDocument(kind, 'post'),
+    documentStatus(kind),
+    documentIds(kind, false),
+    documentIds(kind, true),
+  ];
 }

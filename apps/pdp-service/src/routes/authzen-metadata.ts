@@ -1,6 +1,7 @@
-import type { Request, Response } from 'express';
-import { ERROR_CODES, authzenMetadata } from '@custos/contracts';
-import { problems } from '@custos/service-kit';
+import type { Request } from 'express';
+import { AUTHZEN_PATHS, ERROR_CODES, authzenMetadata } from '@custos/contracts';
+import { jsonResponse, problemResponse, problems } from '@custos/service-kit';
+import { pdpRoute } from './context';
 
 /** A Host header: a DNS name or an IPv4 or bracketed IPv6 address, with an optional port. */
 const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
@@ -23,9 +24,20 @@ export function metadataBase(req: Request, publicUrl: string | undefined): strin
  * GET /.well-known/authzen-configuration (AuthZEN §9): public, like the other discovery documents (no policy content,
  * nothing about any solution); clients may cache it for five minutes (§11, metadata caching).
  */
-export const authzenMetadataRoute =
-  (publicUrl: string | undefined) =>
-  (req: Request, res: Response): void => {
+export const authzenMetadataRoute = pdpRoute({
+  method: 'get',
+  path: AUTHZEN_PATHS.metadata,
+  operationId: 'authzenMetadata',
+  summary: 'AuthZEN PDP metadata (§9)',
+  description:
+    'Where the AuthZEN endpoints are; no token needed. `policy_decision_point` is `PDP_PUBLIC_URL`, or else the scheme (`X-Forwarded-Proto`) and `Host` the request reached. No search endpoints are offered.',
+  responses: {
+    200: jsonResponse('the metadata (`Cache-Control: public, max-age=300`)', { $ref: '#/components/schemas/PdpMetadata' }),
+    400: problemResponse('a `Host` header that is not a host name (`invalid_request`), when `PDP_PUBLIC_URL` is not set'),
+    405: problemResponse('any method other than GET or HEAD'),
+  },
+  handler: (req, res, { deps }) => {
     res.setHeader('Cache-Control', 'public, max-age=300');
-    res.json(authzenMetadata(metadataBase(req, publicUrl)));
-  };
+    res.json(authzenMetadata(metadataBase(req, deps.publicUrl)));
+  },
+});

@@ -1,5 +1,6 @@
-import type { Request, Response } from 'express';
+import { jsonResponse, problemResponse } from '@custos/service-kit';
 import type { FollowerStatus } from '../policy-set/follower';
+import { pdpRoute } from './context';
 
 /** GET /status: where this replica stands. No token needed, so no policy content and no secrets. */
 export interface ReplicaStatus extends FollowerStatus {
@@ -30,9 +31,19 @@ export function replicaStatus(replica: string, status: FollowerStatus, natsConne
   return { replica, ...status, natsConnected };
 }
 
-export function statusRoute(current: () => ReplicaStatus) {
-  return (_req: Request, res: Response): void => {
+/** GET /status: where this replica stands; no token, no policy content. */
+export const statusRoute = pdpRoute({
+  method: 'get',
+  path: '/status',
+  operationId: 'status',
+  summary: 'Where this replica stands',
+  description: 'Replica id, readiness, active revision and size of the set, last snapshot and change times, lag, NATS connection.',
+  responses: {
+    200: jsonResponse('the status', { $ref: '#/components/schemas/ReplicaStatus' }),
+    405: problemResponse('any method other than GET or HEAD'),
+  },
+  handler: (_req, res, { deps }) => {
     res.setHeader('Cache-Control', 'no-store');
-    res.json(current());
-  };
-}
+    res.json(deps.current());
+  },
+});

@@ -63,7 +63,7 @@ export function ComponentsPage({ ctx }: { ctx: ConsoleContext }) {
                             ? `${i.event.platform}/${i.event.context}/${i.event.action}${i.preventive ? ' (preventive)' : ''}`
                             : i.returnType}
                         </td>
-                        <td>{i.parameters.map((p) => `${p.name}: ${p.type}${p.mandatory ? ' (mandatory)' : ''}`).join(', ')}</td>
+                        <td>{i.parameters.map((p) => `${p.name}: ${p.type}${'mandatory' in p && p.mandatory === true ? ' (mandatory)' : ''}`).join(', ')}</td>
                         <td>{i.description ?? ''}</td>
                       </tr>
                     ))}

@@ -1,0 +1,44 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { RouteHandlers, ServiceApp } from '../http/app';
+import { bodyReader, paramsReader } from './request-input';
+import { expressPath, type Route } from './route';
+
+export interface MountOptions {
+  /** The middleware that lets a request with a token carrying `scope` through (401/403 otherwise). */
+  authorize?: (scope: string) => RequestHandler | RequestHandler[];
+}
+
+/**
+ * What a route runs on a request, in the order a client learns of its mistakes: the token (401/403), the path
+ * parameters, the query, the body (415, 413, 400), then the handler with the checked input.
+ */
+export function routeHandlers<D>(route: Route<D>, deps: D, options: MountOptions = {}): RequestHandler[] {
+  const readParams = paramsReader('path', route.params);
+  const readQuery = paramsReader('query', route.query);
+  const readBody = bodyReader(route.body);
+  const run = async (req: Request, res: Response): Promise<void> => {
+    const params = readParams(req, res);
+    const query = readQuery(req, res);
+    const body = await readBody(req);
+    await route.handler(req, res, { deps, params, query, body });
+  };
+  if (route.scope === undefined) return [run];
+  if (!options.authorize) throw new Error(`route \`${route.method} ${route.path}\` needs a scope but no authorize was given`);
+  const guard = options.authorize(route.scope);
+  return [...(Array.isArray(guard) ? guard : [guard]), run];
+}
+
+/**
+ * Registers a route table on a service app: one `service.route` per path, in the order the paths first appear
+ * (so `/ws/policy/validate` listed before `/ws/policy/{id}` is matched first), every other method a 405.
+ */
+export function mountRoutes<D>(service: ServiceApp, routes: readonly Route<D>[], deps: D, options: MountOptions = {}): void {
+  const byPath = new Map<string, RouteHandlers>();
+  for (const route of routes) {
+    const handlers = byPath.get(route.path) ?? {};
+    if (handlers[route.method]) throw new Error(`route \`${route.method} ${route.path}\` is declared twice`);
+    handlers[route.method] = routeHandlers(route, deps, options);
+    byPath.set(route.path, handlers);
+  }
+  for (const [path, handlers] of byPath) service.route(expressPath(path), handlers);
+}
