@@ -20,7 +20,7 @@ const restrictImports = (patterns, paths = []) => ['error', { patterns, paths }]
 
 export default tseslint.config(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '.turbo/**', 'tests/security/corpus/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', '.turbo/**', 'dist-packages/**', 'tests/security/corpus/**'],
   },
   js.configs.recommended,
   comments.recommended,

@@ -14,13 +14,14 @@ import {
 import { requireAdmin } from './clients/admin-guard';
 import { ensureBootstrapClient } from './clients/bootstrap';
 import { ClientStore } from './clients/client-store';
-import type { AuthConfig } from './config';
+import type { AuthConfig, RateLimitConfig } from './config';
 import { secureKeysAtRest } from './keys/at-rest';
 import { NO_ENCRYPTION } from './keys/key-encryption';
 import { KeyStore } from './keys/key-store';
 import { oauthErrorHandler, type OAuthErrorCode } from './oauth/errors';
 import { openapi } from './openapi';
-import { FailureLimiter, type Clock, type FailureLimiterOptions } from './ratelimit/failure-limiter';
+import { FailureLimiter, type Clock } from './ratelimit/failure-limiter';
+import { DEFAULT_SLOW_DOWN_MS, SignInGuard, type SignInGuardHooks } from './ratelimit/sign-in-guard';
 import { AUTH_ROUTES } from './routes/table';
 import { TOKEN_PATH, tokenRoute } from './routes/token';
 import { REVOKE_PATH, revokeRoute } from './routes/revoke';
@@ -37,8 +38,10 @@ export interface AppDeps {
   config: Pick<AuthConfig, 'bootstrap' | 'trustProxy'> & Partial<Pick<AuthConfig, 'keyEncryption'>>;
   /** Milliseconds since the epoch, for token times and rate-limit windows; Date.now by default. */
   clock?: Clock;
-  /** Failed token requests allowed per client id and per source address (default 10 a minute). */
-  rateLimit?: Pick<FailureLimiterOptions, 'limit' | 'windowMs'>;
+  /** Failed client authentications allowed (AuthConfig's `rateLimit`; default 10 a minute). */
+  rateLimit?: Partial<RateLimitConfig>;
+  /** How a slowed sign-in waits; a timer by default (tests pass their own). */
+  pause?: SignInGuardHooks['pause'];
   /** Where revocations are announced as they are made (NATS); without it pap and pdp learn them by polling. */
   revocationFeed?: RevocationFeed;
 }
@@ -53,6 +56,19 @@ function tokenRequestCounter(metrics: ServiceMetrics): Counter<'outcome'> {
     labelNames: ['outcome'],
     registers: [metrics.registry],
   });
+}
+
+function signInGuard(deps: AppDeps, clock: Clock): SignInGuard {
+  const { limit = 10, windowMs, sourceLimit, delayMs = DEFAULT_SLOW_DOWN_MS } = deps.rateLimit ?? {};
+  const name = 'auth_slowed_sign_ins_total';
+  const slowed =
+    (deps.metrics.registry.getSingleMetric(name) as Counter | undefined) ??
+    new Counter({ name, help: 'Client authentications slowed because their client id failed too often from elsewhere', registers: [deps.metrics.registry] });
+  return new SignInGuard(
+    new FailureLimiter(deps.pool, { ...(windowMs === undefined ? {} : { windowMs }), clock }),
+    { perClientAndSource: limit, perSource: sourceLimit ?? limit, slowDownMs: delayMs },
+    { slowed: () => slowed.inc(), ...(deps.pause ? { pause: deps.pause } : {}) },
+  );
 }
 
 /**
@@ -92,21 +108,21 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   }
 
   const tokenRequests = tokenRequestCounter(metrics);
-  const limiter = new FailureLimiter(pool, { ...deps.rateLimit, clock });
+  const signIn = signInGuard(deps, clock);
   const revocations = new RevocationStore(pool);
   const revoker = new Revoker(revocations, deps.revocationFeed ?? NO_FEED, clock);
   const verifier = new TokenVerifier({ keys });
   const guard = requireAdmin(verifier, clients, revocations);
   const issueToken = tokenRoute({
-      clients,
-      keys,
-      limiter,
-      revocations,
-      clock,
-      logger,
-      issued: () => tokenRequests.inc({ outcome: 'issued' }),
-    });
-  const revokeToken = revokeRoute({ clients, limiter, logger, verifier, revoker });
+    clients,
+    keys,
+    guard: signIn,
+    revocations,
+    clock,
+    logger,
+    issued: () => tokenRequests.inc({ outcome: 'issued' }),
+  });
+  const revokeToken = revokeRoute({ clients, guard: signIn, logger, verifier, revoker });
   mountRoutes(service, AUTH_ROUTES, { clients, keys, revocations, revoker, clock, issueToken, revokeToken }, {
     authorize: (scope) => (scope === SCOPES.clientAdmin ? guard : requireScope(verifier, scope)),
   });

@@ -29,6 +29,8 @@ export interface AuthOverrides {
   clock?: AppDeps['clock'];
   /** Replaces parts of `config.rateLimit` (e.g. a high limit so tests are not limited). */
   rateLimit?: AppDeps['rateLimit'];
+  /** How a slowed sign-in waits (tests count the waits instead of taking them). */
+  pause?: AppDeps['pause'];
   /** Where revocations are announced; by default NATS at `config.natsUrl` (auth starts and serves without it). */
   revocationFeed?: RevocationFeed;
 }
@@ -70,6 +72,7 @@ export async function composeAuth(config: AuthConfig, overrides: AuthOverrides =
     rateLimit: { ...config.rateLimit, ...overrides.rateLimit },
     revocationFeed,
     ...(overrides.clock ? { clock: overrides.clock } : {}),
+    ...(overrides.pause ? { pause: overrides.pause } : {}),
   });
   return {
     config,

@@ -1,5 +1,6 @@
-import { ConfigError, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
+import { ConfigError, readCommonConfig, readInteger, readOptional, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
 import { readKeyEncryption, type KeyEncryption } from './keys/key-encryption';
+import { DEFAULT_SLOW_DOWN_MS } from './ratelimit/sign-in-guard';
 
 /** Client ids an operator may choose (bootstrap): URL-safe, so they need no escaping anywhere. */
 export const CONFIGURED_CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
@@ -7,6 +8,14 @@ export const CONFIGURED_CLIENT_ID = /^[A-Za-z0-9._~-]{1,128}$/;
 export interface BootstrapClient {
   clientId: string;
   clientSecret: string;
+}
+
+export interface RateLimitConfig {
+  limit: number;
+  windowMs: number;
+  /** Absent: the same as `limit`. */
+  sourceLimit?: number;
+  delayMs?: number;
 }
 
 export interface AuthConfig extends CommonConfig {
@@ -18,12 +27,15 @@ export interface AuthConfig extends CommonConfig {
    * (per-source rate limiting): `false` = the socket address (default), a hop count, `true`, or a
    * comma-separated list of addresses, subnets and the names `loopback`, `linklocal`, `uniquelocal`.
    */
-  trustProxy: string | number | boolean;
+  trustProxy: TrustProxy;
   /**
-   * Failed token requests allowed per client id and per source address within one window, then
-   * 429 until the window ends (`AUTH_FAILURE_LIMIT`, default 10; `AUTH_FAILURE_WINDOW_SECONDS`, default 60).
+   * Failed client authentications within one window (`AUTH_FAILURE_WINDOW_SECONDS`, default 60): `limit` per
+   * client id from one address, then 429 for that id from that address (`AUTH_FAILURE_LIMIT`, default 10);
+   * `sourceLimit` per address for any ids, then 429 for the address (`AUTH_SOURCE_FAILURE_LIMIT`, default
+   * `limit`); past `limit` failures of a client id from all addresses together, each attempt for it waits
+   * `delayMs` (`AUTH_FAILURE_DELAY_MS`, default 1000, 0 = never).
    */
-  rateLimit: { limit: number; windowMs: number };
+  rateLimit: RateLimitConfig;
   /** Operator keys sealing the signing keys at rest (`AUTH_KEY_ENCRYPTION_KEY`, `AUTH_KEY_ENCRYPTION_KEY_PREVIOUS`). */
   keyEncryption: KeyEncryption;
 }
@@ -42,18 +54,19 @@ export function readAuthConfig(env: Env): AuthConfig {
     ...common,
     port: readInteger(env, 'AUTH_PORT', 8082, 0, 65535),
     bootstrap: clientId !== undefined && clientSecret !== undefined ? { clientId, clientSecret } : undefined,
-    trustProxy: readTrustProxy(readOptional(env, 'AUTH_TRUST_PROXY')),
-    rateLimit: {
-      limit: readInteger(env, 'AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
-      windowMs: readInteger(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400) * 1000,
-    },
+    trustProxy: readTrustProxy(env, 'AUTH_TRUST_PROXY'),
+    rateLimit: readRateLimit(env),
     keyEncryption: readKeyEncryption(env),
   };
 }
 
-function readTrustProxy(raw: string | undefined): string | number | boolean {
-  if (raw === undefined || raw === 'false') return false;
-  if (raw === 'true') return true;
-  if (/^\d+$/.test(raw)) return Number(raw);
-  return raw;
+function readRateLimit(env: Env): RateLimitConfig {
+  const config: RateLimitConfig = {
+    limit: readInteger(env, 'AUTH_FAILURE_LIMIT', 10, 1, 1_000_000),
+    windowMs: readInteger(env, 'AUTH_FAILURE_WINDOW_SECONDS', 60, 1, 86_400) * 1000,
+    delayMs: readInteger(env, 'AUTH_FAILURE_DELAY_MS', DEFAULT_SLOW_DOWN_MS, 0, 10_000),
+  };
+  // Unset follows AUTH_FAILURE_LIMIT (also when a test raises only that).
+  if (readOptional(env, 'AUTH_SOURCE_FAILURE_LIMIT') !== undefined) config.sourceLimit = readInteger(env, 'AUTH_SOURCE_FAILURE_LIMIT', 10, 1, 1_000_000);
+  return config;
 }

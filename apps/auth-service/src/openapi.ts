@@ -22,7 +22,8 @@ export const openapi = serviceDocument({
       `aud=\`${TOKEN_AUDIENCE}\`, sub (client id), iat, nbf, exp, jti, scope (space separated) and solutions ` +
       `(\`["*"]\` = every solution); they live ${TOKEN_LIFETIME_SECONDS} s. Errors are RFC 9457 problem details, ` +
       'except on the token endpoint, which answers in the RFC 6749 §5.2 form. Failed client authentications are ' +
-      'limited per client id and per source address (10 a minute by default; then 429 with `Retry-After`).',
+      'limited per client id and address and per address (10 a minute by default; then 429 with `Retry-After`); a ' +
+      'client id that failed that often from all addresses is slowed, never refused elsewhere.',
   },
   tags: [
     { name: 'oauth', description: 'tokens and keys' },

@@ -10,12 +10,15 @@ describe('readAuthConfig', () => {
       trustProxy: false,
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/custos',
       logLevel: 'info',
-      rateLimit: { limit: 10, windowMs: 60_000 },
+      rateLimit: { limit: 10, windowMs: 60_000, delayMs: 1000 },
     });
   });
 
   it('reads the failure limit of the token endpoint', () => {
-    expect(readAuthConfig({ AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_SECONDS: '5' }).rateLimit).toEqual({ limit: 3, windowMs: 5000 });
+    expect(readAuthConfig({ AUTH_FAILURE_LIMIT: '3', AUTH_FAILURE_WINDOW_SECONDS: '5' }).rateLimit).toEqual({ limit: 3, windowMs: 5000, delayMs: 1000 });
+    expect(readAuthConfig({ AUTH_SOURCE_FAILURE_LIMIT: '30', AUTH_FAILURE_DELAY_MS: '0' }).rateLimit).toEqual({ limit: 10, sourceLimit: 30, windowMs: 60_000, delayMs: 0 });
+    expect(() => readAuthConfig({ AUTH_SOURCE_FAILURE_LIMIT: '0' })).toThrow(/AUTH_SOURCE_FAILURE_LIMIT/);
+    expect(() => readAuthConfig({ AUTH_FAILURE_DELAY_MS: '60000' })).toThrow(/AUTH_FAILURE_DELAY_MS/);
     expect(() => readAuthConfig({ AUTH_FAILURE_LIMIT: '0' })).toThrow(/AUTH_FAILURE_LIMIT/);
     expect(() => readAuthConfig({ AUTH_FAILURE_WINDOW_SECONDS: 'soon' })).toThrow(/AUTH_FAILURE_WINDOW_SECONDS/);
   });

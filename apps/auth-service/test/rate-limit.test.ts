@@ -1,4 +1,4 @@
-import { FailureLimiter, type FailureLimiterOptions } from '../src/ratelimit/failure-limiter';
+import { COUNT_CAP, FailureLimiter, type FailureLimiterOptions, type LimitedKey } from '../src/ratelimit/failure-limiter';
 import { testEnv, type TestEnv } from './helpers';
 
 /** The limiter against a real auth schema; each test counts under keys of its own. */
@@ -17,10 +17,24 @@ function clock(start = 1_000_000) {
   return { now: () => now, advance: (ms: number) => (now += ms) };
 }
 
-const limiterOf = (options: FailureLimiterOptions) => new FailureLimiter(env.pool, options);
+/** A limiter whose keys all have the limit `limit` (the tests name keys by their text alone). */
+function limiterOf({ limit = 10, ...options }: FailureLimiterOptions & { limit?: number }) {
+  const limiter = new FailureLimiter(env.pool, options);
+  const limited = (keys: string[]): LimitedKey[] => keys.map((key) => ({ key, limit }));
+  return {
+    attempt: async (keys: string[]) => {
+      const outcome = await limiter.attempt(limited(keys));
+      return outcome.admitted ? { admitted: true } : outcome;
+    },
+    retryAfter: (keys: string[]) => limiter.retryAfter(limited(keys)),
+    forgive: (keys: string[]) => limiter.forgive(keys),
+    raw: limiter,
+  };
+}
+type Limiter = ReturnType<typeof limiterOf>;
 /** One failed attempt of `key` as the token endpoint makes it (counted unless refused). */
-const fail = (limiter: FailureLimiter, key: string) => limiter.attempt([key]);
-const retryAfter = (limiter: FailureLimiter, key: string) => limiter.retryAfter([key]);
+const fail = (limiter: Limiter, key: string) => limiter.attempt([key]);
+const retryAfter = (limiter: Limiter, key: string) => limiter.retryAfter([key]);
 const rows = async (prefix: string) =>
   Number((await env.pool.query<{ n: string }>('SELECT count(*) AS n FROM auth.failure_windows WHERE key LIKE $1', [`${prefix}%`])).rows[0]?.n);
 
@@ -110,8 +124,36 @@ describe('FailureLimiter', () => {
     expect(outcomes.filter((outcome) => outcome?.admitted)).toHaveLength(5);
   });
 
-  it('rejects nonsensical bounds', () => {
-    expect(() => limiterOf({ limit: 0 })).toThrow();
+  it('rejects nonsensical bounds', async () => {
+    await expect(limiterOf({ limit: 0 }).attempt(['bounds:a'])).rejects.toThrow('limits must be positive');
     expect(() => limiterOf({ windowMs: -1 })).toThrow();
+  });
+
+  it('keys of one attempt have limits of their own; an unlimited key counts and never refuses', async () => {
+    const time = clock();
+    const limiter = new FailureLimiter(env.pool, { clock: time.now });
+    const keys = [
+      { key: 'own:tight', limit: 2 },
+      { key: 'own:loose', limit: 4 },
+      { key: 'own:count', limit: Infinity },
+    ];
+    const first = await limiter.attempt(keys);
+    expect(first.admitted && Object.fromEntries(first.failures)).toEqual({ 'own:tight': 1, 'own:loose': 1, 'own:count': 1 });
+    await limiter.attempt(keys);
+    // `own:tight` is at its limit: refused, nothing counted, the wait is that of the refusing key.
+    expect(await limiter.attempt(keys)).toEqual({ admitted: false, retryAfterSeconds: 60 });
+    // Without it, the others go on: the loose one up to its own limit, the counter past both.
+    for (let i = 0; i < 2; i++) await limiter.attempt(keys.slice(1));
+    expect(await limiter.attempt(keys.slice(1))).toEqual({ admitted: false, retryAfterSeconds: 60 });
+    const counted = await limiter.attempt(keys.slice(2));
+    expect(counted.admitted && counted.failures.get('own:count')).toBe(5);
+    expect(await limiter.retryAfter(keys.slice(2))).toBeUndefined();
+  });
+
+  it('an unlimited key stops counting at the cap and still admits', async () => {
+    const limiter = new FailureLimiter(env.pool, { clock: clock().now });
+    await env.pool.query('INSERT INTO auth.failure_windows (key, expires_at_ms, failures) VALUES ($1, $2, $3)', ['cap:a', 10_000_000, COUNT_CAP]);
+    const outcome = await limiter.attempt([{ key: 'cap:a', limit: Infinity }]);
+    expect(outcome.admitted && outcome.failures.get('cap:a')).toBe(COUNT_CAP);
   });
 });

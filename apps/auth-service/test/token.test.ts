@@ -290,6 +290,8 @@ describe('POST /oauth/token — rate limit of failed attempts', () => {
   let limited: Express;
   let limitedEnv: TestEnv;
   let now = Date.now();
+  const SLOW_DOWN_MS = 1234;
+  const pauses: number[] = [];
 
   beforeAll(async () => {
     // A database of its own: failure counts are shared through the database (as between replicas), and the
@@ -300,7 +302,15 @@ describe('POST /oauth/token — rate limit of failed attempts', () => {
       await store.create({ id: client.id, secretHash: await hashSecret(client.secret), scopes: client.scopes, solutions: client.solutions, description: '' });
     }
     // Addresses come from X-Forwarded-For (trusted from loopback), so one test can act as many sources.
-    limited = await limitedEnv.app({ rateLimit: { limit: 3, windowMs: 60_000 }, clock: () => now, config: { bootstrap: undefined, trustProxy: 'loopback' } });
+    limited = await limitedEnv.app({
+      rateLimit: { limit: 3, windowMs: 60_000, delayMs: SLOW_DOWN_MS },
+      clock: () => now,
+      // Slowed attempts are recorded, not waited for.
+      pause: async (ms) => {
+        pauses.push(ms);
+      },
+      config: { bootstrap: undefined, trustProxy: 'loopback' },
+    });
   });
 
   afterAll(async () => {
@@ -313,23 +323,46 @@ describe('POST /oauth/token — rate limit of failed attempts', () => {
     return call.send(body);
   };
 
-  it('per client id: after 3 failures from anywhere, the client is refused everywhere until the window ends', async () => {
+  it('per client id and address: after 3 failures, that client id is refused from that address until the window ends', async () => {
     for (let i = 1; i <= 3; i++) {
-      expectOAuthError(await from(`10.0.0.${i}`, form({ ...GRANT, client_id: acme.id, client_secret: 'wrong' })), 401, 'invalid_client');
+      expectOAuthError(await from('10.0.0.1', form({ ...GRANT, client_id: acme.id, client_secret: `wrong-${i}` })), 401, 'invalid_client');
     }
-    // Even the right secret, from an address that never failed.
-    const refused = await from('10.0.0.99', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }));
+    // Even the right secret, by either method, from that address.
+    const refused = await from('10.0.0.1', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }));
     expectOAuthError(refused, 429, 'too_many_requests');
     expect(refused.headers['retry-after']).toBe('60');
-    const byBasic = await from('10.0.0.98', form(GRANT), { Authorization: basicAuthorization(acme.id, acme.secret) });
+    const byBasic = await from('10.0.0.1', form(GRANT), { Authorization: basicAuthorization(acme.id, acme.secret) });
     expectOAuthError(byBasic, 429, 'too_many_requests');
-    // Another client from the same addresses is not affected.
-    expect((await from('10.0.0.1', form({ ...GRANT, client_id: odd.id, client_secret: odd.secret }))).status).toBe(200);
+
+    // From another address the right secret passes: slowed (the id failed 3 times), never refused.
+    const pausesBefore = pauses.length;
+    expect((await from('10.0.0.99', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }))).status).toBe(200);
+    expect(pauses.slice(pausesBefore)).toEqual([SLOW_DOWN_MS]);
 
     now += 30_000;
-    expect((await from('10.0.0.99', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }))).headers['retry-after']).toBe('30');
+    expect((await from('10.0.0.1', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }))).headers['retry-after']).toBe('30');
     now += 30_000;
-    expect((await from('10.0.0.99', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }))).status).toBe(200);
+    expect((await from('10.0.0.1', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }))).status).toBe(200);
+  });
+
+  it('per client id from many addresses: every attempt is slowed by the same bounded wait, none refused', async () => {
+    const pausesBefore = pauses.length;
+    // Two failures from each address: below the per-address limits, 8 failures of the id in all.
+    for (let i = 1; i <= 8; i++) {
+      expectOAuthError(await from(`10.3.0.${Math.ceil(i / 2)}`, form({ ...GRANT, client_id: plus.id, client_secret: `wrong-${i}` })), 401, 'invalid_client');
+    }
+    // The first 3 failures were not slowed; every attempt after them is, wrong or right, by the same wait.
+    expect(pauses.slice(pausesBefore)).toEqual(Array<number>(5).fill(SLOW_DOWN_MS));
+    expect((await from('10.3.1.1', form({ ...GRANT, client_id: plus.id, client_secret: plus.secret }))).status).toBe(200);
+    expect((await from('10.3.0.1', form({ ...GRANT, client_id: plus.id, client_secret: plus.secret }))).status).toBe(200);
+    expect(pauses.slice(pausesBefore)).toEqual(Array<number>(7).fill(SLOW_DOWN_MS));
+    // Another client id is not slowed.
+    expect((await from('10.3.1.1', form({ ...GRANT, client_id: odd.id, client_secret: odd.secret }))).status).toBe(200);
+    expect(pauses.slice(pausesBefore)).toHaveLength(7);
+    const metrics = await request(limited).get('/metrics');
+    // One count per recorded pause, the first test's included.
+    expect(metrics.text).toMatch(new RegExp(`auth_slowed_sign_ins_total\\{[^}]*\\} ${pauses.length}\\n`));
+    now += 60_000;
   });
 
   it('per source address: after 3 failures (any client ids), that address is refused, others are not', async () => {
@@ -344,7 +377,7 @@ describe('POST /oauth/token — rate limit of failed attempts', () => {
 
   it('parallel guesses cannot slip past the limit', async () => {
     const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => from(`203.0.113.${i}`, form({ ...GRANT, client_id: plus.id, client_secret: `guess-${i}` }))),
+      Array.from({ length: 12 }, (_, i) => from('203.0.113.1', form({ ...GRANT, client_id: plus.id, client_secret: `guess-${i}` }))),
     );
     const statuses = answers.map((answer) => answer.status).sort();
     expect(statuses.filter((status) => status === 401)).toHaveLength(3);

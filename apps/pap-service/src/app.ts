@@ -1,6 +1,7 @@
 import type { Express } from 'express';
 import type { Pool } from 'pg';
 import {
+  ConfigError,
   createServiceApp,
   mountRoutes,
   requireScope,
@@ -8,6 +9,7 @@ import {
   type ReadinessReport,
   type ServiceMetrics,
   type TokenVerifier,
+  type TrustProxy,
 } from '@custos/service-kit';
 import { mountConsole, type ConsoleOptions } from './console/mount';
 import type { DocumentKind } from './documents/kind';
@@ -37,6 +39,8 @@ export interface AppDeps {
   console?: ConsoleOptions;
   /** The pdp replicas that report over NATS (none known without propagation). */
   replicas?: ReplicaDirectory;
+  /** Which proxies may name the caller's address (PapConfig's `trustProxy`); none by default. */
+  trustProxy?: TrustProxy;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -48,6 +52,12 @@ export function createApp(deps: AppDeps): Express {
     openapi,
     readiness: () => readiness(deps),
   });
+  try {
+    // The console's sign-ins pass the browser's address to auth; only these proxies may tell pap what it is.
+    service.app.set('trust proxy', deps.trustProxy ?? false);
+  } catch (error) {
+    throw new ConfigError(`PAP_TRUST_PROXY is not valid: ${(error as Error).message}`);
+  }
   // Timers mirror policies (api.md §4), each kind in its own table.
   const policies = new DocumentStore(deps.pool, POLICY_KIND.table, deps.onChange);
   const timers = new DocumentStore(deps.pool, TIMER_KIND.table, deps.onChange);

@@ -16,7 +16,7 @@ import {
 } from '@custos/service-kit';
 import { createApp, SERVICE_NAME, type AppDeps } from './app';
 import type { PapConfig } from './config';
-import { LocalOutboxPublisher } from './propagation/local-publisher';
+import { ChannelSink } from './propagation/channel-sink';
 import { answerLocalSnapshots } from './propagation/local-snapshot';
 import { NatsLink } from './propagation/nats-link';
 import { OutboxPublisher } from './propagation/outbox-publisher';
@@ -79,7 +79,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
   const verifier = overrides.verifier ?? new TokenVerifier({ jwksUrl: `${config.authUrl}/.well-known/jwks.json`, revocations });
   const propagates = overrides.propagation !== false;
   const propagation = propagates && !policyChannel ? composePropagation(config, pool, logger, metrics) : undefined;
-  const local = propagates && policyChannel ? new LocalOutboxPublisher({ pool, channel: policyChannel, logger, registry: metrics.registry }) : undefined;
+  const local = propagates && policyChannel ? new OutboxPublisher({ pool, sink: new ChannelSink(policyChannel), logger, registry: metrics.registry }) : undefined;
   let stopAnswering: (() => void) | undefined;
   const deps: AppDeps = {
     pool,
@@ -90,6 +90,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
     natsState: overrides.natsState ?? (() => (local ? 'in-process' : (propagation?.link.state() ?? 'unknown'))),
     console: { assetsDir: CONSOLE_ASSETS_DIR, authUrl: config.authUrl, pdpUrl: config.pdpUrl },
     replicas: propagation?.replicas,
+    trustProxy: config.trustProxy,
   };
   return {
     app: createApp(deps),

@@ -1,16 +1,22 @@
-import { readCommonConfig, readInteger, readString, type CommonConfig, type Env } from '@custos/service-kit';
+import { readCommonConfig, readInteger, readString, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
 
 export interface PapConfig extends CommonConfig {
   port: number;
   /** A pdp (or a gateway in front of the replicas) the console's explanations go to. */
   pdpUrl: string;
+  /**
+   * Which proxies in front of pap may name the browser's address in `X-Forwarded-For` (`PAP_TRUST_PROXY`, express's
+   * `trust proxy`; default none: the socket address). pap passes that address on to auth with console sign-ins.
+   */
+  trustProxy: TrustProxy;
 }
 
-/** api.md §1: the shared variables plus `PAP_PORT` (default 8081), and `PDP_URL` for the console (README). */
+/** api.md §1: the shared variables plus `PAP_PORT` (default 8081), `PDP_URL` and `PAP_TRUST_PROXY` for the console (README). */
 export function readPapConfig(env: Env): PapConfig {
   return {
     ...readCommonConfig(env),
     port: readInteger(env, 'PAP_PORT', 8081, 1, 65535),
     pdpUrl: readString(env, 'PDP_URL', 'http://127.0.0.1:8080'),
+    trustProxy: readTrustProxy(env, 'PAP_TRUST_PROXY'),
   };
 }

@@ -1,9 +1,11 @@
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Express } from 'express';
 import request from 'supertest';
 import { CONSOLE_ASSETS_DIR } from '@custos/console';
-import { createMetrics } from '@custos/service-kit';
+import { createMetrics, type TrustProxy } from '@custos/service-kit';
 import { freePort } from '@custos/test-kit';
 import { createApp, SERVICE_NAME } from '../src/app';
 import { startHarness, type Harness } from './harness';
@@ -109,5 +111,60 @@ describe('the calls the console forwards', () => {
     expect(res.status).toBe(502);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect((res.body as { detail: string }).detail).toContain(`127.0.0.1:${closedPort}`);
+  });
+});
+
+describe('the browser address a console sign-in passes to auth', () => {
+  let auth: Server;
+  let authUrl = '';
+  const seen: Array<string | string[] | undefined> = [];
+
+  beforeAll(async () => {
+    // Stands in for auth: records the X-Forwarded-For pap sends and answers like a refused sign-in.
+    auth = createServer((req, res) => {
+      seen.push(req.headers['x-forwarded-for']);
+      req.resume();
+      res.writeHead(401, { 'Content-Type': 'application/json' }).end('{"error":"invalid_client"}');
+    });
+    await new Promise<void>((resolve) => auth.listen(0, '127.0.0.1', resolve));
+    authUrl = `http://127.0.0.1:${(auth.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await new Promise<void>((resolve) => auth.close(() => resolve()));
+  });
+
+  const appTrusting = (trustProxy: TrustProxy | undefined) =>
+    createApp({
+      ...h.deps,
+      metrics: createMetrics(SERVICE_NAME, false),
+      console: { assetsDir: CONSOLE_ASSETS_DIR, pdpUrl: authUrl, authUrl },
+      ...(trustProxy === undefined ? {} : { trustProxy }),
+    });
+  const signIn = async (target: Express, forwardedFor: string) => {
+    const before = seen.length;
+    const res = await request(target)
+      .post('/console/token')
+      .set('Content-Type', 'application/x-www-form-urlencoded')
+      .set('X-Forwarded-For', forwardedFor)
+      .auth('someone', 'wrong')
+      .send('grant_type=client_credentials');
+    expect(res.status).toBe(401);
+    expect(seen).toHaveLength(before + 1);
+    return seen[before];
+  };
+
+  test('by default the socket address, whatever the browser wrote in X-Forwarded-For', async () => {
+    expect(await signIn(appTrusting(undefined), '203.0.113.9')).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+  });
+
+  test('behind a trusted proxy, the address that proxy names, and only that one', async () => {
+    // A browser's own entry comes first, the proxy appends the address it saw: pap takes the proxy's.
+    expect(await signIn(appTrusting('loopback'), '198.51.100.66, 203.0.113.9')).toBe('203.0.113.9');
+    // One trusted hop: the last entry, never an earlier one the browser wrote.
+    expect(await signIn(appTrusting(1), '10.0.0.5, 192.0.2.44')).toBe('192.0.2.44');
+  });
+
+  test('an invalid PAP_TRUST_PROXY stops the app from being made', () => {
+    expect(() => appTrusting('not an address')).toThrow(/PAP_TRUST_PROXY is not valid/);
   });
 });

@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { LocalPolicyChannel, parseChange, parseSnapshot, type PolicyChange } from '@custos/contracts';
+import { LocalPolicyChannel, SNAPSHOT_PARTS_FORMAT, SnapshotAssembler, parseChange, type PolicyChange } from '@custos/contracts';
 import { waitFor } from '@custos/test-kit';
 import { readSnapshot } from '../src/propagation/snapshot';
 import { deployedPolicy, outbox, policyXml, startHarness, type Harness } from './harness';
@@ -43,7 +43,13 @@ test('deployed changes reach the channel in revision order, encoded as over NATS
 });
 
 test('a snapshot request on the channel answers what the NATS responder would send', async () => {
-  const snapshot = parseSnapshot(await channel.requestSnapshot());
+  const messages = await channel.requestSnapshot({ requester: 'test', formats: [SNAPSHOT_PARTS_FORMAT] });
+  const assembler = new SnapshotAssembler();
+  const done = messages.map((message) => assembler.add(JSON.parse(new TextDecoder().decode(message))));
+  expect(done[done.length - 1]).toBe(true);
+  // Parts, as the NATS responder sends them to a pdp.
+  expect(JSON.parse(new TextDecoder().decode(messages[0]))).toMatchObject({ format: SNAPSHOT_PARTS_FORMAT, index: 0 });
+  const snapshot = assembler.result();
   expect(snapshot).toEqual(await readSnapshot(h.pool));
   expect(snapshot.policies.map((policy) => policy.id)).toEqual(['urn:policy:acme:local-1', 'urn:policy:acme:local-2']);
 });

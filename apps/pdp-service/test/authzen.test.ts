@@ -2,8 +2,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import request from 'supertest';
 import { AUTHZEN_PATHS, MAX_BATCH_ITEMS } from '@custos/contracts';
-import { TestAuthority } from '@custos/test-kit';
-import { TestClock, policy, startPdp, type PdpHarness } from './support/pdp';
+import { TestClock, policy } from './support/pdp';
+import { usePdp } from './support/use-pdp';
 
 /**
  * The AuthZEN Authorization API 1.0 endpoints on real PostgreSQL and NATS, whitelisting (DEFAULT_DECISION=inhibit), so
@@ -51,14 +51,9 @@ const alice = { type: 'user', id: 'alice@example.com' };
 const decisionsOf = (body: { evaluations: Array<{ decision: boolean }> }) => body.evaluations.map((e) => e.decision);
 
 describe('AuthZEN Authorization API', () => {
-  let authority: TestAuthority;
-  let token: string;
-  let pdp: PdpHarness;
+  const pdp = usePdp({ clock: new TestClock(Date.parse('2026-01-15T12:00:00Z')), defaultDecision: 'inhibit' });
 
   beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
-    pdp = await startPdp({ authority, clock: new TestClock(Date.parse('2026-01-15T12:00:00Z')), defaultDecision: 'inhibit' });
     for (const [id, xml] of [
       ['can-read', CAN_READ],
       ['can-edit', CAN_EDIT],
@@ -70,14 +65,8 @@ describe('AuthZEN Authorization API', () => {
     }
   });
 
-  afterAll(async () => {
-    await pdp?.stop();
-    await authority?.stop();
-  });
-
-  const post = (path: string, body: unknown, bearer = token) => request(pdp.server).post(path).set('Authorization', `Bearer ${bearer}`).send(body as object);
-  const evaluation = (body: unknown) => post(AUTHZEN_PATHS.evaluation, body);
-  const evaluations = (body: unknown) => post(AUTHZEN_PATHS.evaluations, body);
+  const evaluation = (body: unknown) => pdp.post(AUTHZEN_PATHS.evaluation, body);
+  const evaluations = (body: unknown) => pdp.post(AUTHZEN_PATHS.evaluations, body);
 
   describe('the examples of the specification', () => {
     it('§6.1.1: the Access Evaluation request; the action properties reach the policy', async () => {
@@ -224,11 +213,11 @@ describe('AuthZEN Authorization API', () => {
     expect(decisionsOf(response.body)).toEqual([true, true, true, false, true, false]);
   });
 
-  it('takes a whole action URN, refuses a bare name for a token of several solutions, and a foreign solution with 403', async () => {
-    const both = authority.mint({ scopes: ['event:decide'], solutions: ['acme', 'globex'] });
-    const viaUrn = await post(AUTHZEN_PATHS.evaluation, { subject: alice, action: { name: A('read') }, resource: { type: 'document', id: '1' } }, both);
+  it('takes a whole action URN, refuses a bare name for a pdp.token of several solutions, and a foreign solution with 403', async () => {
+    const both = pdp.authority.mint({ scopes: ['event:decide'], solutions: ['acme', 'globex'] });
+    const viaUrn = await pdp.post(AUTHZEN_PATHS.evaluation, { subject: alice, action: { name: A('read') }, resource: { type: 'document', id: '1' } }, both);
     expect(viaUrn.body.decision).toBe(true);
-    const bare = await post(AUTHZEN_PATHS.evaluation, { subject: alice, action: { name: 'read' }, resource: { type: 'document', id: '1' } }, both);
+    const bare = await pdp.post(AUTHZEN_PATHS.evaluation, { subject: alice, action: { name: 'read' }, resource: { type: 'document', id: '1' } }, both);
     expect(bare.status).toBe(400);
     expect(bare.body.errors).toEqual([{ path: 'action.name', message: expect.stringContaining('urn:action:<solution>:read') }]);
     const foreign = await evaluations({ subject: alice, resource: { type: 'document', id: '1' }, evaluations: [{ action: { name: 'read' } }, { action: { name: 'urn:action:globex:read' } }] });
@@ -257,7 +246,7 @@ describe('AuthZEN Authorization API', () => {
     expect(anonymous.status).toBe(401);
     expect(anonymous.headers['www-authenticate']).toMatch(/^Bearer/);
     expect(anonymous.headers['x-request-id']).toBe('who am i?');
-    const unscoped = await post(AUTHZEN_PATHS.evaluations, {}, authority.mint({ scopes: ['policy:read'], solutions: ['acme'] }));
+    const unscoped = await pdp.post(AUTHZEN_PATHS.evaluations, {}, pdp.authority.mint({ scopes: ['policy:read'], solutions: ['acme'] }));
     expect(unscoped.status).toBe(403);
     const tooMany = await evaluations({ subject: alice, action: { name: 'read' }, evaluations: Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => ({ resource: { type: 'document', id: '1' } })) });
     expect(tooMany.status).toBe(413);

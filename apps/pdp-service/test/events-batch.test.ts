@@ -1,8 +1,8 @@
 import request from 'supertest';
 import { MAX_BATCH_ITEMS } from '@custos/contracts';
-import { TestAuthority } from '@custos/test-kit';
 import { maskingPolicy, inhibitAll } from './support/policies';
-import { TestClock, policy, startPdp, wireEvent, type PdpHarness } from './support/pdp';
+import { TestClock, policy, wireEvent } from './support/pdp';
+import { usePdp } from './support/use-pdp';
 
 /** POST /events on real PostgreSQL and NATS: the same answers as a loop of POST /event, checked whole before deciding. */
 const A = (name: string) => `urn:action:acme:${name}`;
@@ -20,26 +20,15 @@ const downloadLimit = (limit: number) =>
   );
 
 describe('POST /events', () => {
-  let authority: TestAuthority;
-  let token: string;
-  let pdp: PdpHarness;
   const clock = new TestClock(Date.parse('2026-01-15T12:00:00Z'));
+  const pdp = usePdp({ clock });
 
   beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
-    pdp = await startPdp({ authority, clock });
     await pdp.deploy(P('mask'), maskingPolicy(P('mask'), A('show')));
     await pdp.deploy(P('block'), inhibitAll(P('block'), A('export')));
     await pdp.deploy(P('download-limit'), downloadLimit(3));
   });
 
-  afterAll(async () => {
-    await pdp?.stop();
-    await authority?.stop();
-  });
-
-  const post = (path: string, body: unknown, bearer = token) => request(pdp.server).post(path).set('Authorization', `Bearer ${bearer}`).send(body as object);
   const historyRows = async (action: string) =>
     Number((await pdp.pool.query('SELECT count(*) FROM pdp.history_events WHERE action = $1', [action])).rows[0].count);
   const withoutId = ({ id: _id, ...rest }: { id: unknown }) => rest;
@@ -51,11 +40,11 @@ describe('POST /events', () => {
       wireEvent('export'),
       wireEvent('unknown-action'),
     ];
-    const batch = await post('/events', { events });
+    const batch = await pdp.post('/events', { events });
     expect(batch.status).toBe(200);
     const singles = [];
     for (const event of events) {
-      const single = await post('/event', event);
+      const single = await pdp.post('/event', event);
       expect(single.status).toBe(200);
       singles.push(single.body);
     }
@@ -71,22 +60,22 @@ describe('POST /events', () => {
 
   it('records history-using events in order: a limit of 3 allows exactly the first 3, like a loop of single calls', async () => {
     const before = await historyRows(A('download'));
-    const batch = await post('/events', { events: Array.from({ length: 5 }, () => wireEvent('download', { user: 'u1' })) });
+    const batch = await pdp.post('/events', { events: Array.from({ length: 5 }, () => wireEvent('download', { user: 'u1' })) });
     expect(batch.status).toBe(200);
     const looped = [];
-    for (let i = 0; i < 5; i++) looped.push((await post('/event', wireEvent('download', { user: 'u2' }))).body.eventAllowed);
+    for (let i = 0; i < 5; i++) looped.push((await pdp.post('/event', wireEvent('download', { user: 'u2' }))).body.eventAllowed);
     expect(batch.body.decisions.map((d: { eventAllowed: boolean }) => d.eventAllowed)).toEqual([true, true, true, false, false]);
     expect(looped).toEqual([true, true, true, false, false]);
     expect(await historyRows(A('download'))).toBe(before + 10);
     // Interleaved users in one batch count separately, still in order.
-    const mixed = await post('/events', { events: ['u3', 'u4', 'u3', 'u3', 'u4', 'u3'].map((user) => wireEvent('download', { user })) });
+    const mixed = await pdp.post('/events', { events: ['u3', 'u4', 'u3', 'u3', 'u4', 'u3'].map((user) => wireEvent('download', { user })) });
     expect(mixed.body.decisions.map((d: { eventAllowed: boolean }) => d.eventAllowed)).toEqual([true, true, true, true, true, false]);
   });
 
   it('stores the executes of every decision before answering, and logs one decision line per event', async () => {
     const executions = async () => Number((await pdp.pool.query("SELECT count(*) FROM pdp.executions WHERE action = 'urn:action:acme:notify'")).rows[0].count);
     const before = await executions();
-    const batch = await post('/events', { events: [1, 1000, 2].map((amount) => wireEvent('show', { user: { name: { firstName: 'Ann' } }, amount })) }).set(
+    const batch = await pdp.post('/events', { events: [1, 1000, 2].map((amount) => wireEvent('show', { user: { name: { firstName: 'Ann' } }, amount })) }).set(
       'X-Request-Id',
       'batch-log-1',
     );
@@ -107,13 +96,13 @@ describe('POST /events', () => {
       { ...wireEvent('download'), timestamp: 'yesterday' },
       { ...wireEvent('download'), parameters: [{ name: 'a', value: { value: 1 } }, { name: 'a', value: { value: 2 } }] },
     ];
-    const response = await post('/events', { events });
+    const response = await pdp.post('/events', { events });
     expect(response.status).toBe(400);
     expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(response.body.code).toBe('invalid_event');
     // Every event is checked on its own, so the problems of all of them come in one answer.
     expect(response.body.errors.map((e: { path: string }) => e.path)).toEqual(['events[3].timestamp', 'events[4].parameters[1].name']);
-    const duplicate = await post('/events', { events: [wireEvent('download', { user: 'u9' }), events[4]] });
+    const duplicate = await pdp.post('/events', { events: [wireEvent('download', { user: 'u9' }), events[4]] });
     expect(duplicate.status).toBe(400);
     expect(duplicate.body.errors).toEqual([{ path: 'events[1].parameters[1].name', message: 'repeats the name of parameters[0]' }]);
     expect(await historyRows(A('download'))).toBe(before);
@@ -122,32 +111,32 @@ describe('POST /events', () => {
   it('refuses a batch with an event of a foreign solution (403), deciding none of it', async () => {
     const before = await historyRows(A('download'));
     const foreign = { ...wireEvent('download'), actionId: { scope: 'globex', action: 'download' } };
-    const response = await post('/events', { events: [wireEvent('download', { user: 'u8' }), foreign] });
+    const response = await pdp.post('/events', { events: [wireEvent('download', { user: 'u8' }), foreign] });
     expect(response.status).toBe(403);
     expect(response.headers['www-authenticate']).toMatch(/insufficient_scope/);
     expect(await historyRows(A('download'))).toBe(before);
   });
 
   it('bounds the batch: more than the maximum of events is a 413; the maximum itself is decided', async () => {
-    const tooMany = await post('/events', { events: Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => wireEvent('export')) });
+    const tooMany = await pdp.post('/events', { events: Array.from({ length: MAX_BATCH_ITEMS + 1 }, () => wireEvent('export')) });
     expect(tooMany.status).toBe(413);
     expect(tooMany.body.code).toBe('payload_too_large');
     expect(tooMany.body.errors).toEqual([{ path: 'events', message: `has more than ${MAX_BATCH_ITEMS} items` }]);
-    const most = await post('/events', { events: Array.from({ length: MAX_BATCH_ITEMS }, () => wireEvent('export')) });
+    const most = await pdp.post('/events', { events: Array.from({ length: MAX_BATCH_ITEMS }, () => wireEvent('export')) });
     expect(most.status).toBe(200);
     expect(most.body.decisions).toHaveLength(MAX_BATCH_ITEMS);
-    const huge = await post('/events', { events: [wireEvent('export', { blob: 'x'.repeat(5 * 1024 * 1024) })] });
+    const huge = await pdp.post('/events', { events: [wireEvent('export', { blob: 'x'.repeat(5 * 1024 * 1024) })] });
     expect(huge.status).toBe(413);
   });
 
-  it('takes the same token and scope as POST /event, and answers an empty batch with no decisions', async () => {
+  it('takes the same pdp.token and scope as POST /event, and answers an empty batch with no decisions', async () => {
     expect((await request(pdp.server).post('/events').send({ events: [] })).status).toBe(401);
-    const other = authority.mint({ scopes: ['policy:read'], solutions: ['acme'] });
-    expect((await post('/events', { events: [] }, other)).status).toBe(403);
-    const empty = await post('/events', { events: [] });
+    const other = pdp.authority.mint({ scopes: ['policy:read'], solutions: ['acme'] });
+    expect((await pdp.post('/events', { events: [] }, other)).status).toBe(403);
+    const empty = await pdp.post('/events', { events: [] });
     expect(empty.status).toBe(200);
     expect(empty.body).toEqual({ decisions: [] });
-    const notABatch = await post('/events', [wireEvent('export')]);
+    const notABatch = await pdp.post('/events', [wireEvent('export')]);
     expect(notABatch.status).toBe(400);
     expect((await request(pdp.server).get('/events')).status).toBe(405);
   });
@@ -155,7 +144,7 @@ describe('POST /events', () => {
   it('honours Min-Policy-Revision: the batch waits for the demanded revision and decides every event with it', async () => {
     const current = pdp.follower.active?.revision ?? 0;
     // Sent now (then() starts a supertest request); the deploy below is what lets it be answered.
-    const answered = post('/events', { events: [wireEvent('archive'), wireEvent('archive')] })
+    const answered = pdp.post('/events', { events: [wireEvent('archive'), wireEvent('archive')] })
       .set('Min-Policy-Revision', String(current + 1))
       .then((response) => response);
     const deployed = await pdp.deploy(P('archive'), inhibitAll(P('archive'), A('archive')));

@@ -1,8 +1,9 @@
 import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { TestAuthority, createTestDatabase, dropDatabase } from '@custos/test-kit';
-import { TestClock, policy, startPdp, wireEvent, type PdpHarness } from './support/pdp';
+import { createTestDatabase, dropDatabase } from '@custos/test-kit';
+import { TestClock, policy, startPdp, wireEvent } from './support/pdp';
+import { useAuthority, usePdp } from './support/use-pdp';
 
 /**
  * Every history element of policy-language.md §6 through POST /event and /event/explain, on real PostgreSQL and
@@ -16,30 +17,16 @@ const count = (action: string, when: string, filters = '') => `<count><eventOccu
 const FIXED = ['today', 'yesterday', 'thisWeek', 'lastWeek', 'thisSunWeek', 'lastSunWeek', 'thisMonth', 'lastMonth', 'thisYear', 'lastYear', 'always'];
 
 describe('event history through the HTTP API', () => {
-  let authority: TestAuthority;
-  let token: string;
-  let pdp: PdpHarness;
   const clock = new TestClock(Date.parse('2026-01-15T12:00:00Z'));
+  const pdp = usePdp({ clock, timeZone: 'Europe/Berlin' });
 
-  beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
-    pdp = await startPdp({ authority, clock, timeZone: 'Europe/Berlin' });
-  });
-
-  afterAll(async () => {
-    await pdp?.stop();
-    await authority.stop();
-  });
-
-  const post = (path: string, body: unknown) => request(pdp.server).post(path).set('Authorization', `Bearer ${token}`).send(body as object);
   const decide = async (action: string, parameters: Record<string, unknown> = {}) => {
-    const response = await post('/event', wireEvent(action, parameters));
+    const response = await pdp.post('/event', wireEvent(action, parameters));
     expect(response.status).toBe(200);
     return response.body.eventAllowed as boolean;
   };
   const explain = async (action: string, parameters: Record<string, unknown> = {}) => {
-    const response = await post('/event/explain', wireEvent(action, parameters));
+    const response = await pdp.post('/event/explain', wireEvent(action, parameters));
     expect(response.status).toBe(200);
     return response.body;
   };
@@ -212,17 +199,7 @@ describe('event history through the HTTP API', () => {
 });
 
 describe('a database outage', () => {
-  let authority: TestAuthority;
-  let token: string;
-
-  beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
-  });
-
-  afterAll(async () => {
-    await authority.stop();
-  });
+  const auth = useAuthority();
 
   const limitPolicy = policy(
     P('limit'),
@@ -238,11 +215,11 @@ describe('a database outage', () => {
 
   it('fails history-using mechanisms closed when the database is gone, while pure policies keep deciding', async () => {
     const database = await createTestDatabase('custos_pdp_outage');
-    const pdp = await startPdp({ authority, database, defaultDecision: 'inhibit', historyTimeoutMs: 500 });
+    const pdp = await startPdp({ authority: auth.authority, database, defaultDecision: 'inhibit', historyTimeoutMs: 500 });
     try {
       await pdp.deploy(P('limit'), limitPolicy);
       await pdp.deploy(P('pure'), purePolicy);
-      const post = (action: string) => request(pdp.server).post('/event').set('Authorization', `Bearer ${token}`).send(wireEvent(action));
+      const post = (action: string) => request(pdp.server).post('/event').set('Authorization', `Bearer ${auth.token}`).send(wireEvent(action));
       expect((await post('download')).body.eventAllowed).toBe(true);
       await dropDatabase(database.name);
       const failed = await post('download');
@@ -268,11 +245,11 @@ describe('a database outage', () => {
     });
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     const port = (silent.address() as AddressInfo).port;
-    const pdp = await startPdp({ authority, historyUrl: `postgres://postgres@127.0.0.1:${port}/none`, historyTimeoutMs: 1500 });
+    const pdp = await startPdp({ authority: auth.authority, historyUrl: `postgres://postgres@127.0.0.1:${port}/none`, historyTimeoutMs: 1500 });
     try {
       await pdp.deploy(P('limit'), limitPolicy);
       await pdp.deploy(P('pure'), purePolicy);
-      const post = (action: string) => request(pdp.server).post('/event').set('Authorization', `Bearer ${token}`).send(wireEvent(action));
+      const post = (action: string) => request(pdp.server).post('/event').set('Authorization', `Bearer ${auth.token}`).send(wireEvent(action));
       expect((await post('show')).body.eventAllowed).toBe(true);
       const started = Date.now();
       const waiting = Promise.all(Array.from({ length: 5 }, () => post('download')));

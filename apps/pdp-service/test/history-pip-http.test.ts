@@ -1,8 +1,9 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import request from 'supertest';
-import { TestAuthority, waitFor } from '@custos/test-kit';
-import { component, policy, startPdp, wireEvent, type PdpHarness } from './support/pdp';
+import { waitFor } from '@custos/test-kit';
+import { component, policy, wireEvent } from './support/pdp';
+import { usePdp } from './support/use-pdp';
 
 /**
  * A recorded decision that waits for a PIP holds no lock while it waits: the other decisions of the same action are
@@ -50,16 +51,11 @@ class HoldingPip {
 }
 
 describe('a slow PIP in a recorded decision', () => {
-  let authority: TestAuthority;
-  let token: string;
-  let pdp: PdpHarness;
+  const pdp = usePdp({ pipTimeoutMs: 60_000 });
   let pip: HoldingPip;
 
   beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
     pip = await new HoldingPip().start();
-    pdp = await startPdp({ authority, pipTimeoutMs: 60_000 });
     await pdp.register(component('PIP', 'hr', pip.url, [ROLE]));
     // "At most 2 a day per user, and only for admins": the count comes first, then the PIP.
     await pdp.deploy(
@@ -78,13 +74,11 @@ describe('a slow PIP in a recorded decision', () => {
   });
 
   afterAll(async () => {
-    await pdp?.stop();
     await pip?.stop();
-    await authority.stop();
   });
 
   const decide = (user: string) =>
-    request(pdp.server).post('/event').set('Authorization', `Bearer ${token}`).send(wireEvent('fetch', { user }));
+    request(pdp.server).post('/event').set('Authorization', `Bearer ${pdp.token}`).send(wireEvent('fetch', { user }));
 
   it('does not delay the other decisions of its action, which stay exact', async () => {
     let slowAnswered = false;

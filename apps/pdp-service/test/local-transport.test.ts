@@ -1,4 +1,4 @@
-import { LocalPolicyChannel, SnapshotError, encodeChange, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
+import { LocalPolicyChannel, SnapshotError, encodeChange, encodeSnapshotAnswer, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
 import { waitFor } from '@custos/test-kit';
 import { PolicySetFollower } from '../src/policy-set/follower';
 import { LocalPolicyTransport } from '../src/policy-set/local-transport';
@@ -39,9 +39,10 @@ describe('the follower over an in-process channel (embedded mode)', () => {
     requests = 0;
     log = memoryLogger();
     snapshot = { revision: 1, policies: [p1], components: [] };
-    channel.answerSnapshots(() => {
+    channel.answerSnapshots((request) => {
       requests++;
-      return Promise.resolve(JSON.stringify(snapshot));
+      // As pap answers: the messages it would send over NATS to a requester of `request`.
+      return Promise.resolve(encodeSnapshotAnswer(snapshot, request, 64 * 1024));
     });
   });
 
@@ -83,10 +84,28 @@ describe('the follower over an in-process channel (embedded mode)', () => {
       new SnapshotError('nobody answers snapshot requests'),
     );
     const silent = new LocalPolicyChannel();
-    silent.answerSnapshots(() => new Promise<string>(() => undefined));
+    silent.answerSnapshots(() => new Promise<Uint8Array[]>(() => undefined));
     await expect(new LocalPolicyTransport(silent, { logger: log.logger, snapshotTimeoutMs: 50 }).fetchSnapshot()).rejects.toThrow(
       new SnapshotError('no snapshot arrived within 50 ms'),
     );
+  });
+
+  it('reads a snapshot answer of several parts as over NATS, handing each part\'s documents on as it is read', async () => {
+    const large = new LocalPolicyChannel();
+    const sent: PolicySnapshot = { revision: 7, policies: [p1, p2, p3], components: [] };
+    let messages = 0;
+    large.answerSnapshots((request) => {
+      // Room for about one document per part.
+      const answer = encodeSnapshotAnswer(sent, request, 4096 + JSON.stringify(p1).length + 200);
+      messages = answer.length;
+      return Promise.resolve(answer);
+    });
+    const handed: string[][] = [];
+    const received = await new LocalPolicyTransport(large, { logger: log.logger }).fetchSnapshot((policies) => handed.push(policies.map((policy) => policy.id)));
+    expect(messages).toBeGreaterThan(1);
+    expect(handed).toHaveLength(messages);
+    expect(handed.flat()).toEqual([P1, P2, P3]);
+    expect(received).toEqual({ revision: 7, policies: [], components: [] });
   });
 
   it('stops hearing changes once closed', async () => {

@@ -14,11 +14,12 @@ import {
   pdpMetadataSchema,
   problemSchema,
 } from '@custos/contracts';
-import { TestAuthority, documentedOperations, servedOperations } from '@custos/test-kit';
+import { documentedOperations, servedOperations } from '@custos/test-kit';
 import { DECISION_PATH, EXPLAIN_PATH, type PdpListener } from '../src/app';
 import { openapi } from '../src/openapi';
 import { maskingPolicy } from './support/policies';
-import { startPdp, wireEvent, type PdpHarness } from './support/pdp';
+import { wireEvent } from './support/pdp';
+import { usePdp } from './support/use-pdp';
 
 /** A validator of one component schema of the document, its `$ref`s resolved within the document. */
 function validatorOf(name: keyof typeof openapi.components.schemas) {
@@ -27,20 +28,7 @@ function validatorOf(name: keyof typeof openapi.components.schemas) {
 }
 
 describe('the OpenAPI document of pdp-service', () => {
-  let authority: TestAuthority;
-  let token: string;
-  let pdp: PdpHarness;
-
-  beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
-    pdp = await startPdp({ authority });
-  });
-
-  afterAll(async () => {
-    await pdp?.stop();
-    await authority?.stop();
-  });
+  const pdp = usePdp();
 
   it('describes exactly the operations the pdp serves, the bare node:http decision routes included', () => {
     const listener = pdp.server.listeners('request')[0] as PdpListener;
@@ -74,7 +62,7 @@ describe('the OpenAPI document of pdp-service', () => {
   it('describes what the pdp answers: a decision with modifiers, an explanation and a problem', async () => {
     await pdp.deploy('urn:policy:acme:mask', maskingPolicy('urn:policy:acme:mask', 'urn:action:acme:show'));
     const event = wireEvent('show', { user: { name: { firstName: 'Ann' } }, amount: 1234 });
-    const post = (path: string, body: unknown) => request(pdp.server).post(path).set('Authorization', `Bearer ${token}`).send(body as object);
+    const post = (path: string, body: unknown) => request(pdp.server).post(path).set('Authorization', `Bearer ${pdp.token}`).send(body as object);
 
     const explained = await post(EXPLAIN_PATH, event);
     expect(explained.status).toBe(200);
@@ -99,7 +87,7 @@ describe('the OpenAPI document of pdp-service', () => {
 
   it('describes the batch and AuthZEN answers and the metadata', async () => {
     await pdp.deploy('urn:policy:acme:mask', maskingPolicy('urn:policy:acme:mask', 'urn:action:acme:show'));
-    const post = (path: string, body: unknown) => request(pdp.server).post(path).set('Authorization', `Bearer ${token}`).send(body as object);
+    const post = (path: string, body: unknown) => request(pdp.server).post(path).set('Authorization', `Bearer ${pdp.token}`).send(body as object);
     const valid = (name: keyof typeof openapi.components.schemas, body: unknown) => {
       const validate = validatorOf(name);
       return { valid: validate(body), errors: validate.errors };

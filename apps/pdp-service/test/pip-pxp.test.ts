@@ -1,7 +1,8 @@
 import request from 'supertest';
-import { TestAuthority, waitFor } from '@custos/test-kit';
+import { waitFor } from '@custos/test-kit';
 import { TestEndpoint } from './support/endpoints';
-import { component, policy, startPdp, wireEvent, type PdpHarness } from './support/pdp';
+import { component, policy, wireEvent } from './support/pdp';
+import { usePdp } from './support/use-pdp';
 
 /**
  * PIP queries and PXP executions through POST /event and /event/explain, against real HTTP servers on 127.0.0.1
@@ -21,18 +22,13 @@ function releaseHeldCalls(endpoint: TestEndpoint): void {
 }
 
 describe('PIPs and PXPs through the HTTP API', () => {
-  let authority: TestAuthority;
-  let token: string;
-  let pdp: PdpHarness;
+  const pdp = usePdp({ pipTimeoutMs: 300, breakerFailures: 3, breakerOpenMs: 60_000, pipMaxConcurrency: 4, pxpBackoffMs: 10 });
   let pip: TestEndpoint;
   let pxp: TestEndpoint;
 
   beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
     pip = await new TestEndpoint().start();
     pxp = await new TestEndpoint(true).start();
-    pdp = await startPdp({ authority, pipTimeoutMs: 300, breakerFailures: 3, breakerOpenMs: 60_000, pipMaxConcurrency: 4, pxpBackoffMs: 10 });
     await pdp.register(component('PIP', 'hr', pip.url, [ROLE, 'dept']));
     await pdp.register(component('PXP', 'mail', pxp.url, [A('notify'), 'check']));
     await pdp.deploy(
@@ -84,10 +80,8 @@ describe('PIPs and PXPs through the HTTP API', () => {
   });
 
   afterAll(async () => {
-    await pdp?.stop();
     await pip?.stop();
     await pxp?.stop();
-    await authority.stop();
   });
 
   beforeEach(() => {
@@ -101,7 +95,7 @@ describe('PIPs and PXPs through the HTTP API', () => {
   });
 
   const post = (path: string, action: string, parameters: Record<string, unknown> = {}) =>
-    request(pdp.server).post(path).set('Authorization', `Bearer ${token}`).send(wireEvent(action, parameters));
+    request(pdp.server).post(path).set('Authorization', `Bearer ${pdp.token}`).send(wireEvent(action, parameters));
   const allowed = async (action: string, parameters: Record<string, unknown> = {}) => {
     const response = await post('/event', action, parameters);
     expect(response.status).toBe(200);

@@ -1,8 +1,9 @@
 import request from 'supertest';
-import { TestAuthority, freePort, waitFor } from '@custos/test-kit';
+import { freePort, waitFor } from '@custos/test-kit';
 import { PgExecutionStore } from '../src/pxp/execution-store';
 import { TestEndpoint } from './support/endpoints';
-import { component, policy, startPdp, wireEvent, type PdpHarness } from './support/pdp';
+import { component, policy, startPdp, wireEvent } from './support/pdp';
+import { usePdp } from './support/use-pdp';
 
 /**
  * Durable executes (docs/api.md, "Executes"): stored before the answer, delivered at least once with an idempotency
@@ -19,16 +20,11 @@ interface Row {
 }
 
 describe('durable PXP executes', () => {
-  let authority: TestAuthority;
-  let token: string;
-  let pdp: PdpHarness;
+  const pdp = usePdp({ pxpBackoffMs: 10, pxpAttempts: 2, breakerFailures: 100, pxpLeaseMs: 500, pxpPollMs: 50, scopes: ['event:decide', 'component:read', 'component:write'] });
   let pxp: TestEndpoint;
 
   beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide', 'component:read', 'component:write'], solutions: ['acme'] });
     pxp = await new TestEndpoint(true).start();
-    pdp = await startPdp({ authority, pxpBackoffMs: 10, pxpAttempts: 2, breakerFailures: 100, pxpLeaseMs: 500, pxpPollMs: 50 });
     await pdp.register(component('PXP', 'mail', pxp.url, [A('notify'), A('audit')]));
     await pdp.deploy(
       P('notify'),
@@ -48,9 +44,7 @@ describe('durable PXP executes', () => {
   });
 
   afterAll(async () => {
-    await pdp?.stop();
     await pxp?.stop();
-    await authority?.stop();
   });
 
   beforeEach(() => {
@@ -60,7 +54,7 @@ describe('durable PXP executes', () => {
   });
 
   const decide = async (action: string, doc: string) => {
-    const response = await request(pdp.server).post('/event').set('Authorization', `Bearer ${token}`).send(wireEvent(action, { doc }));
+    const response = await request(pdp.server).post('/event').set('Authorization', `Bearer ${pdp.token}`).send(wireEvent(action, { doc }));
     expect(response.status).toBe(200);
     return response.body.id.identifier as string;
   };
@@ -91,7 +85,7 @@ describe('durable PXP executes', () => {
     await waitFor(async () => (await rows(decisionId)).every((row) => row.state === 'failed'), { what: 'both executes failed' });
     expect((await rows(decisionId)).map((row) => row.attempts)).toEqual([2, 2]);
 
-    const listed = await request(pdp.server).get('/executions?state=failed').set('Authorization', `Bearer ${token}`);
+    const listed = await request(pdp.server).get('/executions?state=failed').set('Authorization', `Bearer ${pdp.token}`);
     expect(listed.status).toBe(200);
     const mine = (listed.body.executions as Array<{ id: string; decisionId: string; state: string; lastError: string }>).filter(
       (e) => e.decisionId === decisionId,
@@ -105,48 +99,48 @@ describe('durable PXP executes', () => {
     expect(pxp.calls).toHaveLength(4);
     pxp.calls.length = 0;
     pxp.behaviour = () => ({ answer: true });
-    const retried = await request(pdp.server).post(`/executions/${mine[0]?.id ?? ''}/retry`).set('Authorization', `Bearer ${token}`);
+    const retried = await request(pdp.server).post(`/executions/${mine[0]?.id ?? ''}/retry`).set('Authorization', `Bearer ${pdp.token}`);
     expect(retried.status).toBe(202);
     expect(retried.body).toMatchObject({ id: mine[0]?.id, state: 'pending', attempts: 0 });
     await waitFor(async () => (await rows(decisionId)).filter((row) => row.state === 'done').length === 1, { what: 'the retried execute done' });
     expect(pxp.calls.map((call) => call.idempotencyKey)).toEqual([mine[0]?.id]);
 
     // Done now: a second retry conflicts.
-    const again = await request(pdp.server).post(`/executions/${mine[0]?.id ?? ''}/retry`).set('Authorization', `Bearer ${token}`);
+    const again = await request(pdp.server).post(`/executions/${mine[0]?.id ?? ''}/retry`).set('Authorization', `Bearer ${pdp.token}`);
     expect(again.status).toBe(409);
   });
 
   it('keeps an execute no PXP is registered for as failed', async () => {
     const decisionId = await decide('orphan', 'd3');
     await waitFor(async () => (await rows(decisionId))[0]?.state === 'failed', { what: 'the orphan failed' });
-    const listed = await request(pdp.server).get('/executions').set('Authorization', `Bearer ${token}`);
+    const listed = await request(pdp.server).get('/executions').set('Authorization', `Bearer ${pdp.token}`);
     expect((listed.body.executions as Array<{ decisionId: string; lastError: string }>).find((e) => e.decisionId === decisionId)?.lastError).toBe(
       `no pxp is registered for \`${A('nobody')}\``,
     );
   });
 
   it('refuses bad queries, bad ids, missing scopes and foreign solutions', async () => {
-    const get = (path: string, bearer = token) => request(pdp.server).get(path).set('Authorization', `Bearer ${bearer}`);
+    const get = (path: string, bearer = pdp.token) => request(pdp.server).get(path).set('Authorization', `Bearer ${bearer}`);
     const bad = await get('/executions?state=lost');
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0]).toMatchObject({ path: 'query.state' });
     expect((await get('/executions?limit=0')).status).toBe(400);
     expect((await get('/executions?limit=5000')).status).toBe(400);
-    const deciderOnly = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
+    const deciderOnly = pdp.authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
     expect((await get('/executions', deciderOnly)).status).toBe(403);
     expect((await request(pdp.server).get('/executions')).status).toBe(401);
 
-    const retry = (id: string, bearer = token) => request(pdp.server).post(`/executions/${id}/retry`).set('Authorization', `Bearer ${bearer}`);
+    const retry = (id: string, bearer = pdp.token) => request(pdp.server).post(`/executions/${id}/retry`).set('Authorization', `Bearer ${bearer}`);
     expect((await retry('not-a-uuid')).status).toBe(400);
     expect((await retry('0190a5b0-0000-7000-8000-000000000000')).status).toBe(404);
-    const readOnly = authority.mint({ scopes: ['component:read'], solutions: ['acme'] });
+    const readOnly = pdp.authority.mint({ scopes: ['component:read'], solutions: ['acme'] });
     expect((await retry('0190a5b0-0000-7000-8000-000000000000', readOnly)).status).toBe(403);
 
     pxp.behaviour = () => ({ status: 500 });
     const decisionId = await decide('share', 'd4');
     await waitFor(async () => (await rows(decisionId)).every((row) => row.state === 'failed'), { what: 'failed executes' });
     const failedId = (await rows(decisionId))[0]?.id ?? '';
-    const foreign = authority.mint({ scopes: ['component:read', 'component:write'], solutions: ['other'] });
+    const foreign = pdp.authority.mint({ scopes: ['component:read', 'component:write'], solutions: ['other'] });
     expect((await retry(failedId, foreign)).status).toBe(404);
     const foreignList = await get('/executions?state=failed', foreign);
     expect(foreignList.body.executions).toEqual([]);
@@ -190,11 +184,11 @@ describe('durable PXP executes', () => {
 
   it('answers and delivers from memory when the executes cannot be stored (PostgreSQL unreachable)', async () => {
     const nowhere = await freePort();
-    const cut = await startPdp({ authority, historyUrl: `postgres://postgres@127.0.0.1:${nowhere}/none`, historyTimeoutMs: 500, pxpBackoffMs: 10, pxpPollMs: 50 });
+    const cut = await startPdp({ authority: pdp.authority, historyUrl: `postgres://postgres@127.0.0.1:${nowhere}/none`, historyTimeoutMs: 500, pxpBackoffMs: 10, pxpPollMs: 50 });
     try {
       await cut.register(component('PXP', 'mail', pxp.url, [A('notify'), A('audit')]));
       await cut.deploy(P('notify'), policy(P('notify'), `<mechanism event="${A('share')}"><if><constant:true/><then><allow/><execute action="${A('notify')}"><parameter:string name="doc" value="kept"/></execute></then></if></mechanism>`));
-      const response = await request(cut.server).post('/event').set('Authorization', `Bearer ${token}`).send(wireEvent('share', { doc: 'x' }));
+      const response = await request(cut.server).post('/event').set('Authorization', `Bearer ${pdp.token}`).send(wireEvent('share', { doc: 'x' }));
       expect(response.status).toBe(200);
       expect(response.body.eventAllowed).toBe(true);
       const delivered = await waitFor(() => pxp.calls.find((call) => call.body.parameters[0]?.value.value === 'kept'), { what: 'the execute from memory' });

@@ -1,9 +1,10 @@
-import { connect, type NatsConnection } from 'nats';
-import { policySubjects, type PolicyChange } from '@custos/contracts';
+import { connect, type JetStreamClient, type NatsConnection } from 'nats';
+import { policySubjects, type PolicyChange, type PolicySubjects } from '@custos/contracts';
 import { TEST_NATS_URL, startOwnNatsServer, uniqueNatsPrefix, waitFor, type OwnNatsServer } from '@custos/test-kit';
 import { createPdpMetrics } from '../src/metrics';
 import { PolicySetFollower } from '../src/policy-set/follower';
 import { SnapshotError } from '@custos/contracts';
+import { MAX_REPLAY } from '../src/policy-set/stream-replay';
 import { NatsPolicyTransport } from '../src/policy-set/transport';
 import { FakePap } from './support/fake-pap';
 import { memoryLogger } from './support/logger';
@@ -169,14 +170,33 @@ describe('following across a NATS restart', () => {
 });
 
 describe('replaying changes from the JetStream stream', () => {
-  it('reads the changes after a revision in order, and none past the last', async () => {
+  interface Stream {
+    prefix: string;
+    subjects: PolicySubjects;
+    /** Publishes into the stream. */
+    js: JetStreamClient;
+    /** A replica's transport reading it back. */
+    transport: NatsPolicyTransport;
+  }
+
+  /** Runs `test` against a fresh stream of pap's shape, deleted afterwards. */
+  const withStream = async (test: (stream: Stream) => Promise<void>) => {
     const prefix = uniqueNatsPrefix();
     const subjects = policySubjects(prefix);
     const nc = await connect({ servers: TEST_NATS_URL });
     const jsm = await nc.jetstreamManager();
     await jsm.streams.add({ name: subjects.stream, subjects: [subjects.changes] });
     try {
-      const js = nc.jetstream();
+      const transport = new NatsPolicyTransport(nc, { prefix, requester: 'r', logger: memoryLogger().logger });
+      await test({ prefix, subjects, js: nc.jetstream(), transport });
+    } finally {
+      await jsm.streams.delete(subjects.stream);
+      await nc.drain();
+    }
+  };
+
+  it('reads the changes after a revision in order, and none past the last', async () => {
+    await withStream(async ({ prefix, subjects, js, transport }) => {
       const changes: PolicyChange[] = [
         { revision: 1, type: 'deploy', policy: { id: 'urn:policy:acme:a', xml: '<a/>' } },
         { revision: 2, type: 'revoke', policyId: 'urn:policy:acme:a' },
@@ -185,16 +205,45 @@ describe('replaying changes from the JetStream stream', () => {
         { revision: 5, type: 'deploy', policy: { id: 'urn:timer:acme:t', xml: '<timer/>' } },
       ];
       for (const change of changes) await js.publish(subjects.changes, JSON.stringify(change), { msgID: `${prefix}:${change.revision}` });
-      const transport = new NatsPolicyTransport(nc, { prefix, requester: 'r', logger: memoryLogger().logger });
       expect(await transport.replayChanges(0)).toEqual(changes);
       expect(await transport.replayChanges(2)).toEqual(changes.slice(2));
       expect(await transport.replayChanges(4)).toEqual(changes.slice(4));
       expect(await transport.replayChanges(5)).toEqual([]);
       expect(await transport.replayChanges(9)).toEqual([]);
-    } finally {
-      await jsm.streams.delete(subjects.stream);
-      await nc.drain();
-    }
+    });
+  });
+
+  it('finds the changes after a revision in a stream that does not start at revision 1 and holds repeats', async () => {
+    await withStream(async ({ subjects, js, transport }) => {
+      const change = (revision: number): PolicyChange => ({ revision, type: 'revoke', policyId: `urn:policy:acme:p${revision}` });
+      // The stream was created when pap stood at revision 40; 43 was sent twice (a pap died before marking it, and
+      // the next one sent it again after the duplicate window), and one message is not a change at all.
+      for (const revision of [41, 42, 43, 43, 44]) await js.publish(subjects.changes, JSON.stringify(change(revision)));
+      await js.publish(subjects.changes, 'not a change');
+      for (const revision of [45, 46]) await js.publish(subjects.changes, JSON.stringify(change(revision)));
+      const revisions = async (after: number) => (await transport.replayChanges(after)).map((found) => found.revision);
+      expect(await revisions(10)).toEqual([41, 42, 43, 43, 44, 45, 46]);
+      expect(await revisions(42)).toEqual([43, 43, 44, 45, 46]);
+      expect(await revisions(43)).toEqual([44, 45, 46]);
+      expect(await revisions(45)).toEqual([46]);
+      expect(await revisions(46)).toEqual([]);
+    });
+  });
+
+  it('reads a long run of missed changes in one go, at most MAX_REPLAY of them', async () => {
+    await withStream(async ({ subjects, js, transport }) => {
+      const total = MAX_REPLAY + 200;
+      const acks = [];
+      for (let revision = 1; revision <= total; revision++) {
+        acks.push(js.publish(subjects.changes, JSON.stringify({ revision, type: 'revoke', policyId: `urn:policy:acme:p${revision}` })));
+      }
+      await Promise.all(acks);
+      const replayed = await transport.replayChanges(100);
+      expect(replayed).toHaveLength(MAX_REPLAY);
+      expect(replayed.map((change) => change.revision)).toEqual(Array.from({ length: MAX_REPLAY }, (_, index) => 101 + index));
+      const rest = await transport.replayChanges(100 + MAX_REPLAY);
+      expect(rest.map((change) => change.revision)).toEqual(Array.from({ length: 100 }, (_, index) => 101 + MAX_REPLAY + index));
+    });
   });
 
   it('rejects when there is no stream', async () => {

@@ -1,6 +1,6 @@
-import request from 'supertest';
-import { TestAuthority, waitFor } from '@custos/test-kit';
-import { policy, startPdp, wireEvent, type PdpHarness } from './support/pdp';
+import { waitFor } from '@custos/test-kit';
+import { policy, wireEvent } from './support/pdp';
+import { usePdp } from './support/use-pdp';
 
 /**
  * valueChanged state belongs to one deployment of its policy (docs/api.md): a policy revoked and deployed again
@@ -27,30 +27,16 @@ const recording = (action: string) =>
   `<mechanism event="${action}"><if><less><count><eventOccurrence event="${action}"></eventOccurrence><when fixedTime="always"/></count><constant:number value="-1"/></less><then><inhibit/></then></if></mechanism>`;
 
 describe('valueChanged per deployment', () => {
-  let authority: TestAuthority;
-  let token: string;
-  let pdp: PdpHarness;
+  const pdp = usePdp();
 
-  beforeAll(async () => {
-    authority = await new TestAuthority().start();
-    token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
-    pdp = await startPdp({ authority });
-  });
-
-  afterAll(async () => {
-    await pdp?.stop();
-    await authority.stop();
-  });
-
-  const post = (path: string, body: unknown) => request(pdp.server).post(path).set('Authorization', `Bearer ${token}`).send(body as object);
   /** true when the decision saw a change (the policy inhibits then). */
   const changed = async (name: string, state: string): Promise<boolean> => {
-    const response = await post('/event', wireEvent(name, { state }));
+    const response = await pdp.post('/event', wireEvent(name, { state }));
     expect(response.status).toBe(200);
     return (response.body as { eventAllowed: boolean }).eventAllowed === false;
   };
   const explained = async (name: string, state: string): Promise<unknown> => {
-    const response = await post('/event/explain', wireEvent(name, { state }));
+    const response = await pdp.post('/event/explain', wireEvent(name, { state }));
     expect(response.status).toBe(200);
     // The mechanism with the valueChanged block (the recording one has none).
     const { explanation } = response.body as { explanation: Array<{ valueChanged?: unknown }> };

@@ -42,6 +42,47 @@ describe('send', () => {
   });
 });
 
+describe('send and redirects', () => {
+  it.each([301, 302, 303, 307, 308])('refuses a %i to another origin, naming it, and sends nothing there', async (status) => {
+    const elsewhere = await startServer(() => ({ json: { access_token: 'stolen' } }));
+    const redirecting = await startServer(() => ({ status, headers: { Location: `${elsewhere.url}/collect?x=1` } }));
+    try {
+      const body = 'grant_type=client_credentials&client_id=admin&client_secret=s3cret';
+      const failure = send({ method: 'POST', url: `${redirecting.url}/oauth/token`, service: 'auth', body, contentType: 'application/x-www-form-urlencoded' });
+      await expect(failure).rejects.toThrow(
+        new UsageFailure(
+          `auth at ${redirecting.url} answered ${status} redirecting to \`${elsewhere.url}/collect?x=1\`; ` +
+            'custos follows no redirects, since it would send the credentials along: use the final URL if you trust it',
+        ),
+      );
+      expect(redirecting.requests).toHaveLength(1);
+      expect(elsewhere.requests).toEqual([]);
+    } finally {
+      await Promise.all([redirecting.close(), elsewhere.close()]);
+    }
+  });
+
+  it('names a relative Location as the absolute URL it points to, and a bearer token goes nowhere else either', async () => {
+    const redirecting = await startServer(() => ({ status: 307, headers: { Location: '/v2/ws/policy' } }));
+    try {
+      const failure = send({ method: 'GET', url: `${redirecting.url}/ws/policy`, service: 'pap', token: 't0k' });
+      await expect(failure).rejects.toThrow(`redirecting to \`${redirecting.url}/v2/ws/policy\``);
+      expect(redirecting.requests.map((request) => request.url)).toEqual(['/ws/policy']);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
+  it('passes on a 3xx that is no redirect as an answer', async () => {
+    const server = await startServer(() => ({ status: 304 }));
+    try {
+      expect((await send({ method: 'GET', url: server.url, service: 'pap' })).status).toBe(304);
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('joinUrl', () => {
   it('joins with exactly one slash', () => {
     expect(joinUrl('http://a:1/', '/ws/policy')).toBe('http://a:1/ws/policy');

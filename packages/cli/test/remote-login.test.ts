@@ -56,6 +56,20 @@ describe('custos login and logout', () => {
     });
   });
 
+  it('refuses a 307 from the auth URL to another origin: the secret goes nowhere else, nothing is cached', async () => {
+    const redirecting = await startServer(() => ({ status: 307, headers: { Location: `${auth.url}/oauth/token` } }));
+    try {
+      const run = await runCli(['login', '--auth-url', redirecting.url, '--client-id', 'admin', '--client-secret-stdin'], { env: config.env, stdin: `${SECRET}\n` });
+      expect(run.code).toBe(2);
+      expect(run.err).toContain(`answered 307 redirecting to \`${auth.url}/oauth/token\``);
+      expect(redirecting.requests).toHaveLength(1);
+      expect(auth.requests).toEqual([]);
+      await expect(stat(sessionPath(config.env))).rejects.toThrow(/ENOENT/);
+    } finally {
+      await redirecting.close();
+    }
+  });
+
   it('takes everything from the environment, and asks for fewer scopes when told', async () => {
     const env = { ...config.env, CUSTOS_AUTH_URL: auth.url, CUSTOS_CLIENT_ID: 'env-client', CUSTOS_CLIENT_SECRET: SECRET };
     const run = await runCli(['login', '--scope', 'policy:read'], { env });

@@ -18,6 +18,8 @@ test('ids in paths are percent-encoded and the token goes along', async () => {
   expect(calls[0]?.url).toBe('/ws/policy/urn%3Apolicy%3Aacme%3Aa%20b/deploy');
   expect(calls[0]?.init?.method).toBe('POST');
   expect((calls[0]?.init?.headers as Record<string, string>).Authorization).toBe('Bearer tok');
+  // A redirect would carry the token along: the browser is told to fail instead.
+  expect(calls[0]?.init?.redirect).toBe('error');
 });
 
 test('a problem answer becomes an ApiError with its located errors', async () => {
@@ -65,6 +67,7 @@ test('a token request sends form-encoded Basic credentials to pap, and reads an 
   // RFC 6749 §2.3.1: each part form-encoded, then joined with `:`.
   expect(Buffer.from(basic.replace('Basic ', ''), 'base64').toString()).toBe('my%20client:p%3Ass');
   expect(ok.calls[0]?.init?.body).toBe('grant_type=client_credentials');
+  expect(ok.calls[0]?.init?.redirect).toBe('error');
 
   const refused = recorder(() => new Response(JSON.stringify({ error: 'invalid_client', error_description: 'client authentication failed' }), { status: 401 }));
   await expect(requestToken('a', 'b', refused.fetchImpl)).rejects.toMatchObject({ status: 401, message: 'client authentication failed', code: 'invalid_client' });

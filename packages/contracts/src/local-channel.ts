@@ -1,12 +1,15 @@
+import type { SnapshotRequest } from './nats';
 import { SnapshotError } from './snapshot-codec';
 
 type ChangeListener = (data: Uint8Array) => void;
-type SnapshotResponder = () => Promise<string>;
+/** Answers one snapshot request with the messages NATS would carry to the request's inbox, in order. */
+type SnapshotResponder = (request: SnapshotRequest) => Promise<Uint8Array[]>;
 
 /**
  * The propagation subjects without NATS, for pap and pdp composed in one process (embedded mode). It carries what
- * NATS carries: a change as its encoded bytes (encodeChange) and a snapshot as its JSON text, so both sides still
- * write and read through the codecs of the protocol and the pdp's follower cannot tell the difference.
+ * NATS carries: a change as its encoded bytes (encodeChange) and a snapshot answer as its messages
+ * (encodeSnapshotAnswer), so both sides write and read through the same codecs as over NATS and the pdp's follower
+ * cannot tell the difference.
  *
  * Delivery is in process and in publish order; nothing is lost, so receivers need no replay.
  */
@@ -39,10 +42,10 @@ export class LocalPolicyChannel {
     };
   }
 
-  /** The JSON of a full snapshot; rejects with a SnapshotError when nobody answers. */
-  requestSnapshot(): Promise<string> {
+  /** The messages that answer `request`; rejects with a SnapshotError when nobody answers. */
+  requestSnapshot(request: SnapshotRequest): Promise<Uint8Array[]> {
     const responder = this.responder;
     if (responder === undefined) return Promise.reject(new SnapshotError('nobody answers snapshot requests'));
-    return responder();
+    return responder(request);
   }
 }

@@ -5,7 +5,7 @@ import { PAYLOAD_HEADROOM_BYTES } from './change-codec';
 import type { DeployedPolicy, PolicySnapshot, SnapshotChunk, SnapshotRequest } from './nats';
 import { SnapshotError } from './snapshot-error';
 import { SNAPSHOT_PARTS_FORMAT, SnapshotParts, encodeSnapshotParts, isSnapshotPart, type SnapshotDocumentSink } from './snapshot-parts';
-import { isRecord, isRevision, utf8Encoder, wireDocument } from './wire';
+import { isRecord, isRevision, utf8Decoder, utf8Encoder, wireDocument } from './wire';
 
 export { SnapshotError };
 
@@ -95,6 +95,17 @@ export class SnapshotAssembler {
     private readonly maxBytes = MAX_SNAPSHOT_BYTES,
     private readonly sink?: SnapshotDocumentSink,
   ) {}
+
+  /** Adds one message as it travels (its UTF-8 JSON); true once the last one is in. */
+  addMessage(data: Uint8Array): boolean {
+    let message: unknown;
+    try {
+      message = JSON.parse(utf8Decoder.decode(data));
+    } catch {
+      throw new SnapshotError('a snapshot chunk is not JSON');
+    }
+    return this.add(message);
+  }
 
   /** Adds one chunk message (its parsed JSON); true once the last chunk is in. */
   add(message: unknown): boolean {

@@ -17,10 +17,17 @@ describe('LocalPolicyChannel', () => {
 
   it('answers snapshot requests while a responder is there', async () => {
     const channel = new LocalPolicyChannel();
-    await expect(channel.requestSnapshot()).rejects.toBeInstanceOf(SnapshotError);
-    const withdraw = channel.answerSnapshots(() => Promise.resolve('{"revision":0,"policies":[]}'));
-    await expect(channel.requestSnapshot()).resolves.toBe('{"revision":0,"policies":[]}');
+    const request = { requester: 'test', formats: [2] };
+    await expect(channel.requestSnapshot(request)).rejects.toBeInstanceOf(SnapshotError);
+    const asked: unknown[] = [];
+    const answer = [new TextEncoder().encode('{"format":2,"index":0,"revision":0,"policies":[],"last":true}')];
+    const withdraw = channel.answerSnapshots((received) => {
+      asked.push(received);
+      return Promise.resolve(answer);
+    });
+    await expect(channel.requestSnapshot(request)).resolves.toBe(answer);
+    expect(asked).toEqual([request]);
     withdraw();
-    await expect(channel.requestSnapshot()).rejects.toThrow('nobody answers snapshot requests');
+    await expect(channel.requestSnapshot(request)).rejects.toThrow('nobody answers snapshot requests');
   });
 });

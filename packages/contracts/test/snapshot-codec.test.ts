@@ -24,6 +24,15 @@ describe('SnapshotAssembler', () => {
     expect(assembler.result()).toEqual(snapshot);
   });
 
+  it('reads messages as they travel (their bytes), chunks cut through characters included, and refuses one that is not JSON', () => {
+    const assembler = new SnapshotAssembler();
+    const messages = chunksOf(text, 7).map((chunk) => new TextEncoder().encode(JSON.stringify(chunk)));
+    const results = messages.map((message) => assembler.addMessage(message));
+    expect(results.at(-1)).toBe(true);
+    expect(assembler.result()).toEqual(snapshot);
+    expect(() => new SnapshotAssembler().addMessage(new TextEncoder().encode('{"index":'))).toThrow(new SnapshotError('a snapshot chunk is not JSON'));
+  });
+
   it('takes a snapshot in a single chunk', () => {
     const assembler = new SnapshotAssembler();
     expect(assembler.add({ index: 0, last: true, data: Buffer.from(text).toString('base64') })).toBe(true);

@@ -23,6 +23,7 @@ import {
 import { isJsonObject, jsonCopy } from './json-value';
 import { custosMiddleware, type MiddlewareOptions } from './middleware';
 import { resolveOptions, type CustosClientOptions, type ResolvedOptions } from './options';
+import { NO_REDIRECTS, refuseRedirect } from './redirects';
 import { backoffMs, requestNeverSent } from './retry';
 import { issueToken } from './token-endpoint';
 import { TokenSource } from './token-source';
@@ -245,7 +246,7 @@ export class CustosClient {
       if (minRevision !== undefined) headers[HEADERS.minPolicyRevision] = String(minRevision);
       let response: Response;
       try {
-        response = await fetch(url, { method: 'POST', headers, body, signal: deadline.signal });
+        response = await fetch(url, { method: 'POST', headers, body, signal: deadline.signal, ...NO_REDIRECTS });
       } catch (error) {
         if (error === deadline.reason) throw error;
         const failure = new TransportError(url, { cause: error });
@@ -255,6 +256,7 @@ export class CustosClient {
         attempt += 1;
         continue;
       }
+      await refuseRedirect(url, response);
       const text = await this.readBody(url, response, deadline);
       if (response.status === 200) return read(text, response.headers.get(HEADERS.policyRevision));
       const problem = problemOf(text);

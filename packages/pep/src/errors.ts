@@ -70,6 +70,22 @@ export class UnexpectedStatusError extends CustosError {
   }
 }
 
+/**
+ * The token endpoint or the pdp answered with a redirect. The SDK follows none: the token request carries the
+ * client secret and a decision request the token, and a redirect would hand them to wherever it points. Fix
+ * `authUrl`/`pdpUrl` to the final address instead; never retried.
+ */
+export class RedirectError extends CustosError {
+  constructor(
+    readonly url: string,
+    readonly status: number,
+    /** The Location, absolute; undefined when the answer had none. */
+    readonly location: string | undefined,
+  ) {
+    super('redirect', `\`${url}\` answered ${status} redirecting to \`${location ?? '(no Location)'}\`; the SDK follows no redirects with credentials`);
+  }
+}
+
 /** The answer was not an AuthorizationDecision (not JSON, a field missing or of the wrong type). */
 export class MalformedDecisionError extends CustosError {
   constructor(message: string, options?: { cause?: unknown }) {

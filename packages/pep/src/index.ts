@@ -15,6 +15,7 @@ export {
   JsonPathError,
   ModifierError,
   ConfigurationError,
+  RedirectError,
   type ModifierContext,
   type ProblemBody,
 } from './errors';

@@ -49,17 +49,6 @@ export function kindOf(value: unknown): JsonKind {
   }
 }
 
-const ARTICLE: Record<JsonKind, string> = {
-  string: 'a string',
-  number: 'a number',
-  boolean: 'a boolean',
-  object: 'an object',
-  list: 'a list',
-  null: 'null',
-};
-
-export const describeKind = (value: unknown): string => ARTICLE[kindOf(value)];
-
 /** JSON text with object keys sorted at every level, so equal values give equal text. */
 export function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;

@@ -1,4 +1,5 @@
-import { AuthenticationError, DecisionTimeoutError, TransportError, UnexpectedStatusError } from './errors';
+import { AuthenticationError, DecisionTimeoutError, RedirectError, TransportError, UnexpectedStatusError } from './errors';
+import { NO_REDIRECTS, refuseRedirect } from './redirects';
 import { Deadline } from './deadline';
 import { isJsonObject, ownValue } from './json-value';
 import { backoffMs, type ResolvedRetry, type RetryInfo } from './retry';
@@ -38,7 +39,9 @@ export async function issueToken(options: TokenEndpointOptions): Promise<IssuedT
             scope: 'event:decide',
           }),
           signal: deadline.signal,
+          ...NO_REDIRECTS,
         });
+        await refuseRedirect(url, response);
         const text = await response.text();
         if (response.status === 200) return readToken(text);
         if (response.status < 500 && response.status !== 429) throw refusal(response.status, text);
@@ -46,7 +49,7 @@ export async function issueToken(options: TokenEndpointOptions): Promise<IssuedT
         failure = new UnexpectedStatusError(url, response.status, undefined, { cause: new Error(text.slice(0, 200)) });
       } catch (error) {
         if (error === deadline.reason) throw new DecisionTimeoutError(options.timeoutMs, { cause: error });
-        if (error instanceof AuthenticationError) throw error;
+        if (error instanceof AuthenticationError || error instanceof RedirectError) throw error;
         failure = new TransportError(url, { cause: error });
       }
       if (attempt >= options.retry.attempts) throw failure;

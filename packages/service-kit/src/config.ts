@@ -31,6 +31,21 @@ export function readChoice<T extends string>(env: Env, name: string, choices: re
   return raw as T;
 }
 
+/**
+ * An express `trust proxy` value: which peers may name the caller's address in `X-Forwarded-For`. Unset or
+ * `false`: none (the socket address counts); `true`: any; a number: that many hops; otherwise a comma-separated
+ * list of addresses, subnets and the names `loopback`, `linklocal`, `uniquelocal` (checked when it is applied).
+ */
+export type TrustProxy = string | number | boolean;
+
+export function readTrustProxy(env: Env, name: string): TrustProxy {
+  const raw = readOptional(env, name);
+  if (raw === undefined || raw === 'false') return false;
+  if (raw === 'true') return true;
+  if (/^\d+$/.test(raw)) return Number(raw);
+  return raw;
+}
+
 /** Settings every service shares (api.md §1). */
 export interface CommonConfig {
   databaseUrl: string;

@@ -31,3 +31,7 @@ export * from './routes/route';
 export * from './routes/mount';
 export * from './routes/openapi';
 export * from './routes/fast-path';
+export * from './db/transaction';
+export * from './timing/backoff';
+export * from './timing/sleep';
+export * from './timing/single-flight';

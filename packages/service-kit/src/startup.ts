@@ -1,4 +1,5 @@
 import { connect, type NatsConnection } from 'nats';
+import { deadlineIn, sleep } from './timing/sleep';
 import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, readString, type Env } from './config';
 
 /** An expected reason a service cannot start, already said as one sentence for whoever started it. */
@@ -6,6 +7,8 @@ export class StartupError extends Error {}
 
 /** How long a starting pap or pdp keeps trying a NATS server that does not answer yet (one that is starting too). */
 export const NATS_START_WAIT_MS = 10_000;
+/** Pause between connection attempts while NATS may still be starting. */
+const NATS_RETRY_MS = 250;
 
 interface SystemError {
   code?: unknown;
@@ -104,7 +107,7 @@ export function describeStartupFailure(error: unknown, env: Env): string | undef
 export async function checkNats(env: Env, waitMs = NATS_START_WAIT_MS): Promise<void> {
   const url = readString(env, 'NATS_URL', DEFAULT_NATS_URL);
   const nats = `NATS at \`${endpoint(url, 4222)}\` (${source(env, 'NATS_URL')})`;
-  const deadline = Date.now() + waitMs;
+  const deadline = deadlineIn(waitMs);
   for (;;) {
     let nc: NatsConnection;
     try {
@@ -114,8 +117,8 @@ export async function checkNats(env: Env, waitMs = NATS_START_WAIT_MS): Promise<
       if (code === 'AUTHORIZATION_VIOLATION' || code === 'AUTHENTICATION_EXPIRED' || code === 'PERMISSIONS_VIOLATION') {
         throw new StartupError(`${nats} refused the credentials (${String(code).toLowerCase()}); put the right user and password or token in NATS_URL`);
       }
-      if (Date.now() + 250 < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
+      if (deadline.remainingMs() > NATS_RETRY_MS) {
+        await sleep(NATS_RETRY_MS);
         continue;
       }
       const why = code === 'CONNECTION_REFUSED' ? 'nothing listens there (connection refused)' : `no connection within ${waitMs / 1000} s (${String(code ?? error)})`;

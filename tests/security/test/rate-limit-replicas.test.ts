@@ -14,7 +14,8 @@ import { leakedSecrets, tokenSecrets } from './support/stack';
 
 /**
  * Failed token requests are counted in the database: two auth processes on one database allow, together,
- * exactly the limit of failures per client id and per source address, not twice as many.
+ * exactly the limit of failures per client id and address and per address, not twice as many, and slow a
+ * client id on the failures either of them counted.
  */
 const LIMIT = 5;
 let database: TestDatabase;
@@ -32,6 +33,8 @@ beforeAll(async () => {
     BOOTSTRAP_CLIENT_SECRET: ADMIN_SECRET,
     AUTH_FAILURE_LIMIT: String(LIMIT),
     AUTH_FAILURE_WINDOW_SECONDS: '600',
+    // Short: slowed sign-ins are counted here, not timed.
+    AUTH_FAILURE_DELAY_MS: '20',
     // The test names each request's source in X-Forwarded-For, so one machine can act as many callers.
     AUTH_TRUST_PROXY: 'loopback',
   };
@@ -65,20 +68,39 @@ async function tokenRequest(replica: number, source: string, clientId: string, c
   return { status: response.status, retryAfter: response.headers.get('retry-after') };
 }
 
+/** How many sign-ins each replica slowed so far (its /metrics). */
+async function slowedSignIns(): Promise<[number, number]> {
+  const counts = await Promise.all(
+    auths.map(async (auth) => {
+      const metrics = await (await fetch(`${auth.url}/metrics`)).text();
+      return Number(/^auth_slowed_sign_ins_total(?:\{[^}]*\})? (\d+)$/m.exec(metrics)?.[1] ?? 0);
+    }),
+  );
+  return [counts[0] ?? 0, counts[1] ?? 0];
+}
+
 const count = (answers: Array<{ status: number }>, status: number) => answers.filter((answer) => answer.status === status).length;
 
 describe('failure limits across two auth replicas on one database', () => {
-  it('per client id: parallel guesses spread over both replicas and many addresses get the limit in total', async () => {
-    const answers = await Promise.all(Array.from({ length: 4 * LIMIT }, (_, i) => tokenRequest(i, `10.1.0.${i + 1}`, victim.id, `guess-${i}`)));
+  it('per client id and address: parallel guesses from one address, spread over both replicas, get the limit in total', async () => {
+    const answers = await Promise.all(Array.from({ length: 4 * LIMIT }, (_, i) => tokenRequest(i, '10.1.0.1', victim.id, `guess-${i}`)));
     expect(count(answers, 401)).toBe(LIMIT);
     expect(count(answers, 429)).toBe(3 * LIMIT);
-    // The right secret, from addresses that never failed, at either replica: refused until the window ends.
+    // The right secret from that address, at either replica: refused until the window ends.
     for (const replica of [0, 1]) {
-      const refused = await tokenRequest(replica, `10.2.0.${replica + 1}`, victim.id, victim.secret);
+      const refused = await tokenRequest(replica, '10.1.0.1', victim.id, victim.secret);
       expect(refused.status).toBe(429);
       expect(Number(refused.retryAfter)).toBeGreaterThan(0);
       expect(Number(refused.retryAfter)).toBeLessThanOrEqual(600);
     }
+  });
+
+  it('per client id from many addresses: never refused, and both replicas slow it on the failures counted by either', async () => {
+    const answers = await Promise.all(Array.from({ length: 4 * LIMIT }, (_, i) => tokenRequest(i, `10.3.0.${i + 1}`, victim.id, `guess-${i}`)));
+    expect(count(answers, 401)).toBe(4 * LIMIT);
+    const before = await slowedSignIns();
+    for (const replica of [0, 1]) expect((await tokenRequest(replica, `10.2.0.${replica + 1}`, victim.id, victim.secret)).status).toBe(200);
+    expect(await slowedSignIns()).toEqual([before[0] + 1, before[1] + 1]);
   });
 
   it('per source address: guesses at any client ids from one address, alternating replicas, get the limit in total', async () => {

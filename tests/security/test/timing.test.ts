@@ -110,8 +110,8 @@ describe('POST /oauth/token: unknown client vs wrong secret', () => {
   }, 120_000);
 });
 
-describe('failed attempts are limited per client id and per source address', () => {
-  it('after AUTH_FAILURE_LIMIT failures: 429 with Retry-After, even for the right secret, until the window ends', async () => {
+describe('failed attempts are limited per client id and address, and per address', () => {
+  it('after AUTH_FAILURE_LIMIT failures from one address: 429 there with Retry-After, even for the right secret, until the window ends', async () => {
     for (let i = 0; i < 3; i += 1) expect((await tokenRequest(limited.url, limitedClient.id, 'wrong-secret-0123456789')).status).toBe(401);
     for (const [id, secret] of [[limitedClient.id, limitedClient.secret], [limitedClient.id, 'wrong'], [`c_${randomBytes(8).toString('hex')}`, 'x']] as const) {
       const body = new URLSearchParams({ grant_type: 'client_credentials', client_id: id, client_secret: secret });

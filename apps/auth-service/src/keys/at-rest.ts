@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
 import { ConfigError, type Logger } from '@custos/service-kit';
 import { isSealed, rewrap, seal, sealedWith } from './envelope';
-import { KEY_LOCK } from './key-store';
+import { inKeyLock } from './key-store';
 import { KEY_VARIABLE, operatorKeyOf, PREVIOUS_KEYS_VARIABLE, type KeyEncryption } from './key-encryption';
 
 export interface AtRestOutcome {
@@ -21,11 +21,8 @@ export interface AtRestOutcome {
  * starting together do this once.
  */
 export async function secureKeysAtRest(pool: Pool, encryption: KeyEncryption, logger: Logger): Promise<AtRestOutcome> {
-  const client = await pool.connect();
   const outcome: AtRestOutcome = { sealed: 0, rewrapped: 0, clear: 0 };
-  try {
-    await client.query('BEGIN');
-    await client.query(`SELECT pg_advisory_xact_lock(${KEY_LOCK})`);
+  await inKeyLock(pool, async (client) => {
     const rows = await client.query<{ kid: string; private_key: string }>('SELECT kid, private_key FROM auth.signing_keys ORDER BY kid');
     const missing = new Set<string>();
     for (const row of rows.rows) {
@@ -57,13 +54,7 @@ export async function secureKeysAtRest(pool: Pool, encryption: KeyEncryption, lo
         `signing keys are sealed with the operator key ${names}, which neither ${KEY_VARIABLE} nor ${PREVIOUS_KEYS_VARIABLE} holds: set it there to start`,
       );
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
+  });
   if (outcome.sealed > 0) logger.info({ keys: outcome.sealed, operatorKey: encryption.current?.fingerprint }, 'signing keys stored in the clear are now encrypted');
   if (outcome.rewrapped > 0) logger.info({ keys: outcome.rewrapped, operatorKey: encryption.current?.fingerprint }, 'signing keys re-wrapped under the current operator key');
   if (!encryption.current) {

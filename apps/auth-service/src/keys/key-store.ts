@@ -1,8 +1,8 @@
 import { createHash, createPublicKey, generateKeyPair, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { promisify } from 'node:util';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { TOKEN_ALGORITHM } from '@custos/contracts';
-import type { KeySource, Logger } from '@custos/service-kit';
+import { SingleFlight, withTransaction, type KeySource, type Logger } from '@custos/service-kit';
 import { NO_ENCRYPTION, privateKeyOf, storedForm, type KeyEncryption } from './key-encryption';
 
 const generateKeyPairAsync = promisify(generateKeyPair);
@@ -57,6 +57,14 @@ const isUsable = (key: LoadedKey): key is LoadedKey & { privateKey: KeyObject } 
 /** Serialises key creation and rotation across every auth instance and the CLI (pg_advisory_xact_lock). */
 export const KEY_LOCK = "hashtext('custos.auth.signing_keys')";
 
+/** One transaction that holds the key lock from its first statement on. */
+export function inKeyLock<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  return withTransaction(pool, async (client) => {
+    await client.query(`SELECT pg_advisory_xact_lock(${KEY_LOCK})`);
+    return work(client);
+  });
+}
+
 /** RFC 7638 thumbprint of an EC public key: a kid that names the key itself. */
 export function thumbprint(jwk: JsonWebKey): string {
   const canonical = JSON.stringify({ crv: jwk.crv, kty: jwk.kty, x: jwk.x, y: jwk.y });
@@ -79,7 +87,7 @@ export async function generateEs256(): Promise<{ kid: string; privatePem: string
 export class KeyStore implements KeySource {
   private published = new Map<string, LoadedKey>();
   private loadedAt = 0;
-  private reloading: Promise<void> | undefined;
+  private readonly reloads = new SingleFlight(() => this.load());
   private readonly logger: Logger;
   private readonly encryption: KeyEncryption;
   /** Kids already reported as unopenable, so a reload every few seconds does not repeat it. */
@@ -111,10 +119,7 @@ export class KeyStore implements KeySource {
    * one key is created. A key that is still waiting to activate counts: the retiring one signs until then.
    */
   async ensureActiveKey(): Promise<string> {
-    const client = await this.pool.connect();
-    try {
-      await client.query('BEGIN');
-      await client.query(`SELECT pg_advisory_xact_lock(${KEY_LOCK})`);
+    return inKeyLock(this.pool, async (client) => {
       const active = await client.query<{ kid: string }>(
         'SELECT kid FROM auth.signing_keys WHERE retires_at IS NULL AND algorithm = $1 ORDER BY created_at DESC, kid LIMIT 1',
         [TOKEN_ALGORITHM],
@@ -129,22 +134,13 @@ export class KeyStore implements KeySource {
         kid = key.kid;
         this.logger.info({ kid }, 'signing key created');
       }
-      await client.query('COMMIT');
       return kid;
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-    }
+    });
   }
 
   /** Reads the keys again (one reload at a time). */
   reload(): Promise<void> {
-    this.reloading ??= this.load().finally(() => {
-      this.reloading = undefined;
-    });
-    return this.reloading;
+    return this.reloads.run();
   }
 
   private async load(): Promise<void> {

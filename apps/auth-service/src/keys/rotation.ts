@@ -1,9 +1,9 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool } from 'pg';
 import { TOKEN_ALGORITHM } from '@custos/contracts';
 import { onlyRow } from '@custos/service-kit';
 import { TOKEN_LIFETIME_SECONDS } from '../oauth/access-token';
 import { NO_ENCRYPTION, storedForm, type KeyEncryption } from './key-encryption';
-import { generateEs256, KEY_LOCK } from './key-store';
+import { generateEs256, inKeyLock } from './key-store';
 
 /**
  * How long a new key is published before it signs, by default. Verifiers (pap, pdp) refetch the
@@ -62,22 +62,6 @@ function toInfo(row: InfoRow): KeyInfo {
   return { kid: row.kid, algorithm: row.algorithm, createdAt: row.created_at, activatesAt: row.activates_at, retiresAt: row.retires_at, state };
 }
 
-async function inLockedTransaction<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    await client.query(`SELECT pg_advisory_xact_lock(${KEY_LOCK})`);
-    const result = await work(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 /** Every signing key, newest first (private keys are never read here). */
 export async function listKeys(pool: Pool): Promise<KeyInfo[]> {
   const result = await pool.query<InfoRow>(`SELECT ${INFO_COLUMNS} FROM auth.signing_keys ORDER BY activates_at DESC, created_at DESC, kid`);
@@ -100,7 +84,7 @@ export async function rotateSigningKey(
     throw new RangeError('the activation delay must be a whole number of seconds between 0 and 604800');
   }
   const fresh = await generateEs256();
-  return inLockedTransaction(pool, async (client) => {
+  return inKeyLock(pool, async (client) => {
     // With no key signing now there is nothing to stay compatible with: the new key signs at once.
     const signing = await client.query(
       'SELECT 1 FROM auth.signing_keys WHERE algorithm = $1 AND activates_at <= now() AND (retires_at IS NULL OR retires_at > now()) LIMIT 1',
@@ -142,7 +126,7 @@ export type RetireOutcome = { retired: KeyInfo } | { refused: 'unknown' | 'last_
  * that could sign: rotate first (`--activate-in 0` for an emergency).
  */
 export async function retireSigningKey(pool: Pool, kid: string): Promise<RetireOutcome> {
-  return inLockedTransaction(pool, async (client) => {
+  return inKeyLock(pool, async (client) => {
     // Another key must be signing already and stay: the retired one cannot be the last that signs.
     const others = await client.query<{ n: string }>(
       'SELECT count(*) AS n FROM auth.signing_keys WHERE kid <> $1 AND activates_at <= now() AND retires_at IS NULL',

@@ -1,9 +1,9 @@
-import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Logger } from '@custos/service-kit';
 import { authenticateClient } from '../clients/authenticate';
 import type { ClientRecord, ClientStore } from '../clients/client-store';
-import type { FailureLimiter } from '../ratelimit/failure-limiter';
+import type { SignInGuard } from '../ratelimit/sign-in-guard';
+import { failureSourceOf } from '../ratelimit/source-address';
 import { parseAuthorization } from './basic';
 import { oauthErrors } from './errors';
 
@@ -50,24 +50,19 @@ export function credentialsOf(req: Request, fields: Fields): { clientId: string;
   }
 }
 
-/**
- * The limiter's key of a claimed client id or an address: digested, so any text a caller sends (NUL, lone
- * surrogates) can be stored, and the table holds no client ids.
- */
-const limitKey = (kind: 'client' | 'source', value: string): string => `${kind}:${createHash('sha256').update(value, 'utf8').digest('base64url')}`;
-
-const sourceOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+/** The caller's address as `AUTH_TRUST_PROXY` lets auth believe it, in the form failures count against. */
+const sourceOf = (req: Request): string => failureSourceOf(req.ip ?? req.socket.remoteAddress ?? 'unknown');
 
 export interface ClientAuthDeps {
   clients: ClientStore;
-  /** Failed attempts per claimed client id and per source address, shared by every replica. */
-  limiter: FailureLimiter;
+  /** Failed attempts per client id and address, per address, and per client id, shared by every replica. */
+  guard: SignInGuard;
   logger: Logger;
 }
 
 /**
- * The calling client, authenticated by its credentials (RFC 6749 §2.3.1) under the failure limit:
- * 429 while the client id or the source address has failed too often, else 401 for wrong credentials.
+ * The calling client, authenticated by its credentials (RFC 6749 §2.3.1) under the failure limits: 429 while
+ * this client id from this address, or this address, has failed too often, else 401 for wrong credentials.
  */
 export async function authenticateCaller(
   req: Request,
@@ -75,25 +70,20 @@ export async function authenticateCaller(
   { clientId, clientSecret }: { clientId: string; clientSecret: string },
   deps: ClientAuthDeps,
 ): Promise<ClientRecord> {
-  // Real ids are at most 128 characters; longer claims share a bounded key.
-  const clientKey = clientId.slice(0, 128);
   const source = sourceOf(req);
-  const limited = [limitKey('client', clientKey), limitKey('source', source)];
-  // Counted as failed until proven right, so parallel guesses cannot all pass.
-  const attempt = await deps.limiter.attempt(limited);
-  if (!attempt.admitted) throw oauthErrors.tooManyRequests(attempt.retryAfterSeconds);
-  const forgive = () => deps.limiter.forgive(limited);
+  const admission = await deps.guard.admit(clientId, source);
+  if (!admission.admitted) throw oauthErrors.tooManyRequests(admission.retryAfterSeconds);
   let client;
   try {
     client = await authenticateClient(deps.clients, clientId, clientSecret);
   } catch (error) {
-    await forgive().catch(() => undefined); // the database failed, not the caller
+    await deps.guard.forgive(admission).catch(() => undefined); // the database failed, not the caller
     throw error;
   }
   if (!client) {
-    deps.logger.warn({ clientId: clientKey, source, requestId: res.locals.requestId }, 'client authentication failed');
+    deps.logger.warn({ clientId: clientId.slice(0, 128), source, requestId: res.locals.requestId }, 'client authentication failed');
     throw oauthErrors.invalidClient();
   }
-  await forgive();
+  await deps.guard.forgive(admission);
   return client;
 }

@@ -18,8 +18,6 @@ import { adminErrors, NO_STORE, ref } from './responses';
 
 export const CLIENTS_PATH = '/clients';
 export const CLIENT_BODY_LIMIT = 16 * 1024;
-export const MAX_SOLUTIONS = MAX_CLIENT_SOLUTIONS;
-export const MAX_DESCRIPTION = MAX_CLIENT_DESCRIPTION;
 
 // The contract's schema, the very object the OpenAPI document shows.
 const validateCreate: BodyValidator<CreateClientBody> = compileValidator<CreateClientBody>(createClientSchema);

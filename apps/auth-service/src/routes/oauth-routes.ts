@@ -12,7 +12,7 @@ const formEndpointErrors = {
   405: oauthError('`invalid_request`: only POST; `Allow` lists it'),
   413: oauthError(`\`invalid_request\`: body over ${TOKEN_BODY_LIMIT} bytes`),
   415: oauthError('`invalid_request`: not `application/x-www-form-urlencoded` (UTF-8)'),
-  429: oauthError('`too_many_requests`: too many failed attempts for this client id or source address', {
+  429: oauthError('`too_many_requests`: too many failed attempts for this client id from this address, or from this address', {
     'Retry-After': { description: 'seconds', schema: { type: 'integer' } },
   }),
 };

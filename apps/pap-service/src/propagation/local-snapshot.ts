@@ -1,17 +1,15 @@
 import type { Pool } from 'pg';
 import type { LocalPolicyChannel } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
-import { readSnapshot } from './snapshot';
+import { answerSnapshotRequest } from './snapshot-answer';
+
+/** Parts no larger than over a default NATS server: the pdp reads the snapshot part by part, as over NATS. */
+const IN_PROCESS_PAYLOAD = 1024 * 1024;
 
 /**
- * Answers snapshot requests on the in-process channel (embedded mode) with the same snapshot the NATS responder
- * sends, as its JSON. Returns the function that stops answering.
+ * Answers snapshot requests on the in-process channel (embedded mode) with the messages the NATS responder sends.
+ * Returns the function that stops answering.
  */
 export function answerLocalSnapshots(channel: LocalPolicyChannel, pool: Pool, logger: Logger): () => void {
-  return channel.answerSnapshots(async () => {
-    const started = Date.now();
-    const snapshot = await readSnapshot(pool);
-    logger.info({ requester: 'in-process', revision: snapshot.revision, policies: snapshot.policies.length, ms: Date.now() - started }, 'snapshot sent');
-    return JSON.stringify(snapshot);
-  });
+  return channel.answerSnapshots((request) => answerSnapshotRequest({ ...request, requester: 'in-process' }, { pool, logger, maxPayload: IN_PROCESS_PAYLOAD }));
 }

@@ -1,5 +1,5 @@
 import { connect, DebugEvents, Events, type NatsConnection } from 'nats';
-import type { Logger } from '@custos/service-kit';
+import { backoffDelay, type Logger } from '@custos/service-kit';
 
 export type NatsState = 'connecting' | 'connected' | 'reconnecting' | 'closed';
 
@@ -94,8 +94,8 @@ export class NatsLink {
       this.notify(nc);
     } catch (error) {
       if (this.stopped) return;
-      const delay = Math.min((this.options.retryMs ?? 250) * 2 ** this.attempts, this.options.maxRetryMs ?? 2000);
       this.attempts++;
+      const delay = backoffDelay({ initialMs: this.options.retryMs ?? 250, maxMs: this.options.maxRetryMs ?? 2000 }, this.attempts);
       const log = { err: error, retryInMs: delay, attempts: this.attempts };
       if (this.attempts === 1 || this.attempts % 30 === 0) this.options.logger.warn(log, 'nats unavailable');
       else this.options.logger.debug(log, 'nats unavailable');

@@ -1,10 +1,10 @@
 import type { Pool } from 'pg';
 import type { Msg, NatsConnection } from 'nats';
-import { encodeSnapshot, encodeSnapshotAnswer, policySubjects, snapshotChunkBytes, type SnapshotRequest } from '@custos/contracts';
+import { policySubjects, snapshotChunkBytes, type SnapshotRequest } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
 import { LinkSubscription } from './link-subscription';
 import type { NatsLink } from './nats-link';
-import { readSnapshot } from './snapshot';
+import { answerSnapshotRequest, snapshotRequestOf } from './snapshot-answer';
 
 export interface SnapshotResponderOptions {
   pool: Pool;
@@ -73,31 +73,15 @@ export class SnapshotResponder {
       this.options.logger.warn('snapshot request without a reply subject ignored');
       return;
     }
-    const request = requestOf(msg);
-    const requester = typeof request?.requester === 'string' ? request.requester.slice(0, 200) : undefined;
-    const started = Date.now();
-    const snapshot = await readSnapshot(this.options.pool);
-    const messages =
-      this.options.chunkBytes === undefined
-        ? encodeSnapshotAnswer(snapshot, request, nc.info?.max_payload ?? 1024 * 1024)
-        : encodeSnapshot(snapshot, this.options.chunkBytes).map((chunk) => JSON.stringify(chunk));
+    const { pool, logger, chunkBytes } = this.options;
+    const messages = await answerSnapshotRequest(requestOf(msg), { pool, logger, chunkBytes, maxPayload: nc.info?.max_payload ?? 1024 * 1024 });
     for (const message of messages) nc.publish(msg.reply, message);
-    this.options.logger.info(
-      { requester, revision: snapshot.revision, policies: snapshot.policies.length, chunks: messages.length, ms: Date.now() - started },
-      'snapshot sent',
-    );
   }
 }
 
 function requestOf(msg: Msg): Partial<SnapshotRequest> | undefined {
   try {
-    const body = msg.json<unknown>();
-    if (typeof body !== 'object' || body === null) return undefined;
-    const { requester, formats } = body as Record<string, unknown>;
-    return {
-      ...(typeof requester === 'string' ? { requester } : {}),
-      ...(Array.isArray(formats) ? { formats: formats.filter((format): format is number => typeof format === 'number') } : {}),
-    };
+    return snapshotRequestOf(msg.json<unknown>());
   } catch {
     return undefined;
   }

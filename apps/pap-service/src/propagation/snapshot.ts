@@ -1,8 +1,9 @@
 import type { Pool } from 'pg';
 import type { DeployedPolicy, PolicySnapshot } from '@custos/contracts';
+import { withTransaction } from '@custos/service-kit';
 import { POLICY_TREE } from '../documents/policy-tree';
 import { listPropagatedComponents } from '../store/components';
-import { toNumber, withTransaction } from '../store/db';
+import { toNumber } from '../store/db';
 import { deployedWith, type DocumentTree } from '../store/documents';
 
 /** Trees computed for a snapshot are written back this many rows per statement. */

@@ -1,5 +1,5 @@
 import { SnapshotError, type DeployedPolicy, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
-import type { Logger } from '@custos/service-kit';
+import { backoffDelay, sleep, type Logger } from '@custos/service-kit';
 import type { FollowerMetrics } from '../metrics';
 import type { PolicyTransport } from './transport';
 
@@ -84,7 +84,8 @@ export class ChangeStream {
   /** Active revision of the last replay: a gap still there after it needs the snapshot. */
   private replayedAt: number | undefined;
   private interval: NodeJS.Timeout | undefined;
-  private sleeper: { timer: NodeJS.Timeout; wake: () => void } | undefined;
+  /** Aborted by `stop`: wakes a backoff sleep. */
+  private readonly stopping = new AbortController();
   private loop: Promise<void> = Promise.resolve();
   private lastSyncAt: number | undefined;
   private lastChangeAt: number | undefined;
@@ -135,7 +136,7 @@ export class ChangeStream {
     if (this.stopped) return;
     this.stopped = true;
     clearInterval(this.interval);
-    this.sleeper?.wake();
+    this.stopping.abort();
     await this.options.transport.close();
     await this.loop;
   }
@@ -192,7 +193,7 @@ export class ChangeStream {
         const reason = this.snapshotReason;
         this.snapshotReason = undefined;
         const attempt = Math.max(this.failures, this.unproductive);
-        if (attempt > 0) await this.sleep(this.delay(attempt));
+        if (attempt > 0) await sleep(backoffDelay({ ...this.backoff, jitter: 0.2 }, attempt), this.stopping.signal);
         if (this.stopped) break;
         const result = await this.syncSnapshot(reason);
         if (result === 'ok') {
@@ -295,20 +296,4 @@ export class ChangeStream {
     return applied || this.stopped ? 'ok' : 'failed';
   }
 
-  private delay(attempt: number): number {
-    const base = Math.min(this.backoff.initialMs * 2 ** Math.min(attempt - 1, 20), this.backoff.maxMs);
-    return Math.round(base * (0.8 + Math.random() * 0.4));
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const wake = () => {
-        clearTimeout(timer);
-        this.sleeper = undefined;
-        resolve();
-      };
-      const timer = setTimeout(wake, ms);
-      this.sleeper = { timer, wake };
-    });
-  }
 }

@@ -1,6 +1,17 @@
-import { SnapshotError, parseChange, parseSnapshot, type LocalPolicyChannel, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
+import {
+  SnapshotAssembler,
+  SnapshotError,
+  parseChange,
+  type LocalPolicyChannel,
+  type PolicyChange,
+  type PolicySnapshot,
+  type SnapshotDocumentSink,
+} from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
-import type { PolicyTransport } from './transport';
+import { snapshotRequest, type PolicyTransport } from './transport';
+
+/** How this replica names itself in pap's log. */
+const IN_PROCESS = 'in-process';
 
 export interface LocalTransportOptions {
   logger: Logger;
@@ -43,19 +54,23 @@ export class LocalPolicyTransport implements PolicyTransport {
     return Promise.resolve();
   }
 
-  async fetchSnapshot(): Promise<PolicySnapshot> {
+  async fetchSnapshot(sink?: SnapshotDocumentSink): Promise<PolicySnapshot> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new SnapshotError(`no snapshot arrived within ${this.snapshotTimeoutMs} ms`)), this.snapshotTimeoutMs);
     });
+    let messages: Uint8Array[];
     try {
-      const text = await Promise.race([this.channel.requestSnapshot(), late]);
-      return parseSnapshot(text);
+      messages = await Promise.race([this.channel.requestSnapshot(snapshotRequest(IN_PROCESS)), late]);
     } catch (error) {
       throw error instanceof SnapshotError ? error : new SnapshotError(`snapshot request failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
       clearTimeout(timer);
     }
+    // Read as over NATS: message by message, documents to `sink` as each part is read.
+    const assembler = new SnapshotAssembler(undefined, sink);
+    for (const message of messages) if (assembler.addMessage(message)) return assembler.result();
+    throw new SnapshotError('the snapshot answer ended before its last part');
   }
 
   onReconnect(): void {

@@ -1,4 +1,4 @@
-import type { JetStreamManager, NatsConnection } from 'nats';
+import { DeliverPolicy, type JetStreamManager, type NatsConnection } from 'nats';
 import { parseChange, policySubjects, type PolicyChange } from '@custos/contracts';
 
 /** Most changes one replay reads; a replica further behind takes a snapshot (or replays again from where it got). */
@@ -12,12 +12,15 @@ const API_TIMEOUT_MS = 2000;
  *
  * pap publishes every change to that stream and counts it delivered once JetStream acknowledged it; the pdps hear
  * changes on a core subscription of the same subject, which is faster than a consumer but forgets what it missed
- * (a reconnect, a slow consumer). The stream remembers: a replica that missed changes asks it for them before it
- * asks pap for a snapshot, so it catches up even while pap is down. Whatever the stream cannot give (it does not
- * exist, JetStream is off, the changes aged out) the snapshot still gives.
+ * (a reconnect, a slow consumer). The stream remembers: a replica that missed changes reads them with an ordered
+ * consumer (ephemeral, no acks, in stream order) from the first one after its active revision before it asks pap for
+ * a snapshot, so it catches up even while pap is down. Whatever the stream cannot give (it does not exist, JetStream
+ * is off, the changes aged out) the snapshot still gives.
  *
- * Stream sequence and revision grow together (one publisher, in revision order), so the first change after a
- * revision is found by bisection over the sequence, then read in order.
+ * Where to start: one publisher stores revisions in order, gap-free, each once or (a repeat outside the duplicate
+ * window) again, so `sequence − revision` never decreases along the stream. The first stored message fixes its
+ * smallest value: revision r + 1 lies at or after `first_seq + (r + 1 − first revision)`, exactly there unless a
+ * repeat was stored before it, which the reader then skips. Three requests and one batch, however far behind.
  */
 export class StreamReplay {
   private readonly stream: string;
@@ -34,30 +37,33 @@ export class StreamReplay {
     const jsm = await this.nc.jetstreamManager({ timeout: API_TIMEOUT_MS });
     const { state } = await jsm.streams.info(this.stream);
     if (state.messages === 0) return [];
-    let low = state.first_seq;
-    let high = state.last_seq;
-    if ((await this.revisionAt(jsm, high)) <= revision) return [];
-    // The first sequence whose revision is beyond `revision` lies in [low, high].
-    while (low < high) {
-      const middle = Math.floor((low + high) / 2);
-      if ((await this.revisionAt(jsm, middle)) <= revision) low = middle + 1;
-      else high = middle;
-    }
+    const start = await this.startFor(jsm, revision, state.first_seq);
+    if (start > state.last_seq) return [];
+    const consumer = await this.nc
+      .jetstream({ timeout: API_TIMEOUT_MS })
+      .consumers.get(this.stream, { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start });
     const changes: PolicyChange[] = [];
-    for (let seq = low; seq <= state.last_seq && changes.length < max; seq++) {
-      const change = await this.changeAt(jsm, seq);
-      if (typeof change !== 'string') changes.push(change);
+    try {
+      const messages = await consumer.fetch({ max_messages: Math.min(state.last_seq - start + 1, max), expires: API_TIMEOUT_MS });
+      for await (const message of messages) {
+        const change = parseChange(message.data);
+        // An unreadable message is skipped: its revision shows up as a gap, which the snapshot fills.
+        if (typeof change !== 'string' && change.revision > revision) changes.push(change);
+        if (message.seq >= state.last_seq || changes.length >= max) {
+          messages.stop();
+          break;
+        }
+      }
+    } finally {
+      await consumer.delete().catch(() => undefined);
     }
     return changes;
   }
 
-  private async changeAt(jsm: JetStreamManager, seq: number): Promise<PolicyChange | string> {
-    return parseChange((await jsm.streams.getMessage(this.stream, { seq })).data);
-  }
-
-  /** The revision of the message at `seq`; an unreadable message counts as before every revision. */
-  private async revisionAt(jsm: JetStreamManager, seq: number): Promise<number> {
-    const change = await this.changeAt(jsm, seq);
-    return typeof change === 'string' ? -1 : change.revision;
+  /** The first sequence that can hold revision `revision + 1` (see the class comment). */
+  private async startFor(jsm: JetStreamManager, revision: number, firstSeq: number): Promise<number> {
+    const first = parseChange((await jsm.streams.getMessage(this.stream, { seq: firstSeq })).data);
+    if (typeof first === 'string') return firstSeq;
+    return Math.max(firstSeq, firstSeq + revision + 1 - first.revision);
   }
 }

@@ -50,7 +50,9 @@ export interface NatsTransportOptions {
 }
 
 const encoder = new TextEncoder();
-const decoder = new TextDecoder();
+
+/** What every pdp asks for: parts (format 2), each message read on its own as it arrives, never the whole snapshot as text. */
+export const snapshotRequest = (requester: string): SnapshotRequest => ({ requester, formats: [SNAPSHOT_PARTS_FORMAT] });
 
 /**
  * Core NATS: a subscription on the changes subject and snapshot requests answered in chunks on an inbox; changes
@@ -152,13 +154,7 @@ export class NatsPolicyTransport implements PolicyTransport {
               return finish(new SnapshotError(why));
             }
             try {
-              let chunk: unknown;
-              try {
-                chunk = JSON.parse(decoder.decode(message.data));
-              } catch {
-                throw new SnapshotError('a snapshot chunk is not JSON');
-              }
-              if (assembler.add(chunk)) finish(undefined, assembler.result());
+              if (assembler.addMessage(message.data)) finish(undefined, assembler.result());
               else arm();
             } catch (failure) {
               finish(failure);
@@ -166,9 +162,7 @@ export class NatsPolicyTransport implements PolicyTransport {
           },
         });
         arm();
-        // Parts (format 2): each message is read on its own as it arrives, never the whole snapshot as text.
-        const request: SnapshotRequest = { requester: this.options.requester, formats: [SNAPSHOT_PARTS_FORMAT] };
-        this.nc.publish(this.subjects.snapshot, encoder.encode(JSON.stringify(request)), { reply: inbox });
+        this.nc.publish(this.subjects.snapshot, encoder.encode(JSON.stringify(snapshotRequest(this.options.requester))), { reply: inbox });
       } catch (error) {
         finish(error);
       }

@@ -1,6 +1,6 @@
 import { parseUrn, wireParameters } from '@custos/contracts';
 import type { NamedValue, PlannedExecution, PxpExecutor } from '@custos/policy-engine';
-import { uuidv7 } from '@custos/service-kit';
+import { backoffDelay, deadlineIn, sleep, uuidv7 } from '@custos/service-kit';
 import type { ComponentRegistry } from '../components/registry';
 import type { PgExecutionStore, StoredExecution } from './execution-store';
 import {
@@ -230,8 +230,8 @@ export class PxpGateway {
     this.stopping = true;
     clearInterval(this.poller);
     await this.polling;
-    const deadline = Date.now() + timeoutMs;
-    while (this.pending.size > 0 && Date.now() < deadline) {
+    const deadline = deadlineIn(timeoutMs);
+    while (this.pending.size > 0 && !deadline.passed()) {
       for (const job of this.pending) {
         if (job.timer !== undefined) {
           clearTimeout(job.timer);
@@ -241,7 +241,7 @@ export class PxpGateway {
       }
       const running = [...this.running];
       if (running.length === 0) break;
-      await Promise.race([Promise.allSettled(running), new Promise((resolve) => setTimeout(resolve, Math.max(1, deadline - Date.now())))]);
+      await Promise.race([Promise.allSettled(running), sleep(Math.max(1, deadline.remainingMs()))]);
     }
     const left = [...this.pending];
     for (const job of left) clearTimeout(job.timer);
@@ -296,7 +296,7 @@ export class PxpGateway {
       }
       const delay = this.stopping
         ? 0
-        : Math.round(Math.min(this.options.backoffMs * 2 ** (job.attempt - 1), MAX_BACKOFF_MS) * (0.8 + Math.random() * 0.4));
+        : backoffDelay({ initialMs: this.options.backoffMs, maxMs: MAX_BACKOFF_MS, jitter: 0.2 }, job.attempt);
       const lease = this.options.durable?.leaseMs ?? 0;
       await this.store(job, (store, now) => store.postpone(job.id ?? '', job.attempt, now + delay, now + delay + lease, problem, now));
       this.options.logger.info(

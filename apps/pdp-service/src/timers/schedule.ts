@@ -1,8 +1,5 @@
 import { loadTimer, type TimerDocument } from '@custos/policy-engine';
 
-/** A timer id is `urn:timer:…`; every other deployed id is a policy (contracts/nats.ts). */
-export const isTimerId = (id: string): boolean => id.startsWith('urn:timer:');
-
 export type TimerCompileOutcome = { ok: true; timer: TimerDocument } | { ok: false; problems: string[] };
 
 /**

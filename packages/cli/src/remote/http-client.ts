@@ -64,7 +64,35 @@ function transportFailure(request: HttpRequest, error: unknown): TransportFailur
   return new TransportFailure(`cannot reach ${request.service} at ${origin}: ${reason}`);
 }
 
-/** One HTTP exchange with a bearer token when given. Any answer comes back; no answer is a TransportFailure. */
+/** The statuses fetch would follow (RFC 9110 §15.4); other 3xx answers are plain answers. */
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+/** Where a redirect points, absolute, for the message; the header as sent when it is no URL. */
+function locationOf(response: Response, url: URL): string {
+  const location = response.headers.get('location');
+  if (location === null) return '(no Location)';
+  try {
+    return new URL(location, url).href;
+  } catch {
+    return location;
+  }
+}
+
+/**
+ * Every request carries a secret or a token, and following a redirect would hand it (and, after a 307 or 308, the
+ * body with a client secret) to wherever the server points: redirects are refused, naming where they led.
+ */
+function redirectFailure(request: HttpRequest, url: URL, response: Response): UsageFailure {
+  return new UsageFailure(
+    `${request.service} at ${url.origin} answered ${response.status} redirecting to \`${locationOf(response, url)}\`; ` +
+      'custos follows no redirects, since it would send the credentials along: use the final URL if you trust it',
+  );
+}
+
+/**
+ * One HTTP exchange with a bearer token when given. Any answer comes back, except a redirect (a UsageFailure);
+ * no answer is a TransportFailure.
+ */
 export async function send(request: HttpRequest): Promise<HttpAnswer> {
   let url: URL;
   try {
@@ -79,13 +107,23 @@ export async function send(request: HttpRequest): Promise<HttpAnswer> {
   if (request.token !== undefined) headers.Authorization = `Bearer ${request.token}`;
   if (request.contentType !== undefined) headers['Content-Type'] = request.contentType;
   headers.Accept = request.accept ?? 'application/json';
+  let response: Response;
   try {
-    const response = await fetch(url, {
+    response = await fetch(url, {
       method: request.method,
       headers,
       body: request.body,
+      redirect: 'manual',
       signal: AbortSignal.timeout(request.timeoutMs ?? REQUEST_TIMEOUT_MS),
     });
+  } catch (error) {
+    throw transportFailure(request, error);
+  }
+  if (REDIRECTS.has(response.status)) {
+    await response.body?.cancel().catch(() => undefined);
+    throw redirectFailure(request, url, response);
+  }
+  try {
     return { status: response.status, headers: response.headers, text: await response.text() };
   } catch (error) {
     throw transportFailure(request, error);

@@ -65,7 +65,3 @@ export const FIXED_TIMES = [
   'thisSunWeek', 'lastSunWeek', 'thisMonth', 'lastMonth', 'thisYear', 'lastYear', 'always',
 ] as const;
 export type FixedTime = (typeof FIXED_TIMES)[number];
-
-export function isFixedTime(text: string): text is FixedTime {
-  return (FIXED_TIMES as readonly string[]).includes(text);
-}

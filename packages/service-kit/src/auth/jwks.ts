@@ -1,4 +1,5 @@
 import { createPublicKey, type JsonWebKey, type KeyObject } from 'node:crypto';
+import { SingleFlight } from '../timing/single-flight';
 
 export interface JwksClientOptions {
   url: string;
@@ -19,7 +20,7 @@ export class JwksClient {
   private keys = new Map<string, KeyObject>();
   private lastFetch = 0;
   private fetchedAt = 0;
-  private inflight: Promise<void> | undefined;
+  private readonly loads = new SingleFlight(() => this.load());
   private readonly minInterval: number;
   private readonly maxAgeMs: number;
   private readonly timeoutMs: number;
@@ -51,15 +52,12 @@ export class JwksClient {
     }
     if (now - this.lastFetch >= this.minInterval) await this.refresh();
     // A fetch started by a concurrent lookup (e.g. the first requests after start) may bring the key: wait for it.
-    else if (this.inflight) await this.inflight;
+    else if (this.loads.running) await this.loads.running;
     return this.keys.get(kid);
   }
 
   refresh(): Promise<void> {
-    this.inflight ??= this.load().finally(() => {
-      this.inflight = undefined;
-    });
-    return this.inflight;
+    return this.loads.run();
   }
 
   private async load(): Promise<void> {

@@ -1,3 +1,4 @@
+import { SingleFlight } from '../timing/single-flight';
 import type { Logger } from '../observability/logger';
 import {
   parseRevocationDocument,
@@ -35,7 +36,7 @@ export const DEFAULT_REVOCATION_POLL_MS = 5000;
 export class RevocationList implements RevocationCheck {
   private readonly entries = new RevocationSet();
   private loaded = false;
-  private inflight: Promise<void> | undefined;
+  private readonly loads = new SingleFlight(() => this.load());
   private lastFailure: { at: number; error: Error } | undefined;
   private etag: string | undefined;
   private timer: NodeJS.Timeout | undefined;
@@ -99,7 +100,7 @@ export class RevocationList implements RevocationCheck {
 
   ready(): Promise<void> {
     if (this.loaded) return Promise.resolve();
-    if (this.inflight) return this.inflight;
+    if (this.loads.running) return this.loads.running;
     // auth is down and we have no list: fail fast rather than ask auth on every request.
     if (this.lastFailure && Date.now() - this.lastFailure.at < this.retryIntervalMs) return Promise.reject(this.lastFailure.error);
     return this.refresh();
@@ -116,10 +117,7 @@ export class RevocationList implements RevocationCheck {
 
   /** Fetches the whole list from auth (one fetch at a time). */
   refresh(): Promise<void> {
-    this.inflight ??= this.load().finally(() => {
-      this.inflight = undefined;
-    });
-    return this.inflight;
+    return this.loads.run();
   }
 
   private async load(): Promise<void> {

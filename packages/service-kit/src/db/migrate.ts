@@ -1,6 +1,8 @@
 import { runner } from 'node-pg-migrate';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../observability/logger';
+import { backoffDelay, type Backoff } from '../timing/backoff';
+import { deadlineIn, sleep } from '../timing/sleep';
 
 export interface MigrateOptions {
   databaseUrl: string;
@@ -17,6 +19,7 @@ export interface MigrateOptions {
 }
 
 const LOCK_WAIT_MS = 60_000;
+const LOCK_RETRY: Backoff = { initialMs: 50, maxMs: 1000 };
 
 /**
  * Applies pending migrations of one schema. node-pg-migrate holds an advisory lock while it
@@ -24,16 +27,16 @@ const LOCK_WAIT_MS = 60_000;
  * their turn here; the later ones then find nothing left to apply.
  */
 export async function migrate(options: MigrateOptions): Promise<void> {
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+  const deadline = deadlineIn(LOCK_WAIT_MS);
+  for (let attempt = 1; ; attempt++) {
     try {
       await runOnce(options);
       return;
     } catch (error) {
       const busy = error instanceof Error && /another migration is already running/i.test(error.message);
-      if (!busy || Date.now() > deadline) throw error;
+      if (!busy || deadline.passed()) throw error;
       options.logger.info({ schema: options.schema }, 'another process is migrating; waiting');
-      await new Promise((resolve) => setTimeout(resolve, delay));
+      await sleep(backoffDelay(LOCK_RETRY, attempt));
     }
   }
 }

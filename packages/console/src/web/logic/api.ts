@@ -82,7 +82,8 @@ export class ConsoleApi {
   private async call(method: string, path: string, init: { body?: string; type?: string; accept?: string; headers?: Record<string, string> } = {}): Promise<{ body: unknown; response: Response }> {
     const headers: Record<string, string> = { Authorization: `Bearer ${this.token}`, Accept: init.accept ?? 'application/json', ...init.headers };
     if (init.type !== undefined) headers['Content-Type'] = init.type;
-    const response = await this.fetchImpl(path, { method, headers, ...(init.body === undefined ? {} : { body: init.body }) });
+    // Every call carries the token or the secret: a redirect, even from pap's own origin, is an error, never followed.
+    const response = await this.fetchImpl(path, { method, headers, redirect: 'error', ...(init.body === undefined ? {} : { body: init.body }) });
     const body = await bodyOf(response);
     if (!response.ok) throw apiErrorOf(response.status, body);
     return { body, response };
@@ -171,6 +172,7 @@ export async function requestToken(clientId: string, secret: string, fetchImpl: 
     method: 'POST',
     headers: { Authorization: `Basic ${basic}`, 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' },
     body: 'grant_type=client_credentials',
+    redirect: 'error',
   });
   const body = await bodyOf(response);
   if (!response.ok) throw apiErrorOf(response.status, body);

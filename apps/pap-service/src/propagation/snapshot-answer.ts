@@ -1,0 +1,43 @@
+import type { Pool } from 'pg';
+import { encodeSnapshot, encodeSnapshotAnswer, type SnapshotRequest } from '@custos/contracts';
+import type { Logger } from '@custos/service-kit';
+import { readSnapshot } from './snapshot';
+
+export interface SnapshotAnswerOptions {
+  pool: Pool;
+  logger: Logger;
+  /** Largest message the transport carries. */
+  maxPayload: number;
+  /** Answers in base64 chunks of this many raw bytes whatever the request reads (tests). */
+  chunkBytes?: number;
+}
+
+/**
+ * The one answer to a snapshot request, over NATS and over the in-process channel alike: the deployed set read in one
+ * snapshot, as the messages `encodeSnapshotAnswer` makes for `request` (SnapshotParts to requesters that read them,
+ * else base64 chunks), each within `maxPayload`.
+ */
+export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | undefined, options: SnapshotAnswerOptions): Promise<Uint8Array[]> {
+  const started = Date.now();
+  const snapshot = await readSnapshot(options.pool);
+  const messages =
+    options.chunkBytes === undefined
+      ? encodeSnapshotAnswer(snapshot, request, options.maxPayload)
+      : encodeSnapshot(snapshot, options.chunkBytes).map((chunk) => new TextEncoder().encode(JSON.stringify(chunk)));
+  const requester = typeof request?.requester === 'string' ? request.requester.slice(0, 200) : undefined;
+  options.logger.info(
+    { requester, revision: snapshot.revision, policies: snapshot.policies.length, chunks: messages.length, ms: Date.now() - started },
+    'snapshot sent',
+  );
+  return messages;
+}
+
+/** The request a message body asks for, as far as it is readable: an unreadable body is answered like an old requester. */
+export function snapshotRequestOf(body: unknown): Partial<SnapshotRequest> | undefined {
+  if (typeof body !== 'object' || body === null) return undefined;
+  const { requester, formats } = body as Record<string, unknown>;
+  return {
+    ...(typeof requester === 'string' ? { requester } : {}),
+    ...(Array.isArray(formats) ? { formats: formats.filter((format): format is number => typeof format === 'number') } : {}),
+  };
+}
