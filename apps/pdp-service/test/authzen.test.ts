@@ -220,10 +220,13 @@ describe('AuthZEN Authorization API', () => {
     const unknown = { subject: alice, action: { name: 'no_policy_mentions_this' }, resource: { type: 'document', id: '1' } };
 
     it('denies an action no mechanism reacts to, although POST /event allows it by DEFAULT_DECISION', async () => {
-      const answered = await evaluation(unknown);
+      const answered = await evaluation(unknown).set('X-Request-ID', 'unknown-action');
       expect(answered.status).toBe(200);
       expect(answered.body).toEqual({ decision: false });
       expect(answered.headers['custos-decision-id']).toMatch(DECISION_ID);
+      // The decision log says what was answered, and that no mechanism decided.
+      const logged = pdp.log.lines.filter((line) => line.log === 'decision' && line.requestId === 'unknown-action');
+      expect(logged).toEqual([expect.objectContaining({ decisionId: answered.headers['custos-decision-id'], allowed: false, decided: false })]);
       // /event keeps its own default (allow here) and its answer shape.
       const event = await pdp.post('/event', { actionId: { urn: A('no_policy_mentions_this') }, timestamp: 0, parameters: [] });
       expect(event.body.eventAllowed).toBe(true);

@@ -102,7 +102,10 @@ export function createAuthZenHandlers(deps: AuthZenRouteDeps): { evaluation: Bat
         const answer: AuthZenDecision | AccessEvaluationsResponse = parsed.value.single && decisions[0] !== undefined ? decisions[0] : { evaluations: decisions };
         const decisionIds = decided.map((item) => item.decisionId).join(', ');
         writeDecisionAnswer(res, JSON.stringify(answer), active.revision, answeredId, { [HEADERS.decisionId]: decisionIds });
-        recordBatch(decisionLog, metrics, decided, { route, requestId, clientId: principal.clientId, revision: active.revision, started });
+        // The log and the metrics say what was answered where the AuthZEN default, not DEFAULT_DECISION, decided.
+        const byDefault = answerOptions.defaultDecision === 'allow';
+        const answered = decided.map((item) => (item.decision.decided ? item : { ...item, decision: { ...item.decision, allowed: byDefault } }));
+        recordBatch(decisionLog, metrics, answered, { route, requestId, clientId: principal.clientId, revision: active.revision, started });
       } catch (error) {
         const problem = answerFailure(req, res, error, logger, requestId, answeredId);
         if (problem === undefined) return;
