@@ -1,6 +1,7 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
 import { createServiceApp, fastPath, mountRoutes, requireScope, type Logger, type TokenVerifier } from '@custos/service-kit';
+import type { AuthZenDefault } from '@custos/contracts';
 import type { DefaultDecision } from './config';
 import { Admission, NO_LIMITS, registerAdmissionMetrics, type AdmissionLimits } from './admission';
 import { Decider } from './decision/decider';
@@ -25,6 +26,8 @@ export interface AppDeps {
   natsConnected: () => boolean;
   replicaId: string;
   defaultDecision: DefaultDecision;
+  /** The AuthZEN answer for an action no deployed mechanism reacts to (`PDP_AUTHZEN_DEFAULT`); `deny` when absent. */
+  authzenDefault?: AuthZenDefault;
   timeZone: string;
   /** Min-Policy-Revision wait; api.md §3 says 2 s, tests shorten it. */
   minRevisionWaitMs?: number;

@@ -252,6 +252,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     natsConnected: () => transport.connected,
     replicaId: config.replicaId,
     defaultDecision: config.defaultDecision,
+    authzenDefault: config.authzenDefault,
     timeZone: config.timeZone,
     decider,
     admission: config.admission,

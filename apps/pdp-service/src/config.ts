@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { AdmissionLimits } from './admission';
+import { AUTHZEN_DEFAULTS, type AuthZenDefault } from '@custos/contracts';
 import { ConfigError, EgressPolicy, readChoice, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
 
 export const DECISIONS = ['allow', 'inhibit'] as const;
@@ -9,6 +10,8 @@ export type DefaultDecision = (typeof DECISIONS)[number];
 export interface PdpConfig extends CommonConfig {
   port: number;
   defaultDecision: DefaultDecision;
+  /** The AuthZEN answer for an action no deployed mechanism reacts to (`PDP_AUTHZEN_DEFAULT`, default `deny`). */
+  authzenDefault: AuthZenDefault;
   /** IANA zone, as Intl resolved it. */
   timeZone: string;
   /** Periodic snapshot check (architecture.md §2: at most 30 s). */
@@ -96,6 +99,7 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     ...common,
     port,
     defaultDecision: readChoice(env, 'DEFAULT_DECISION', DECISIONS, 'allow'),
+    authzenDefault: readChoice(env, 'PDP_AUTHZEN_DEFAULT', AUTHZEN_DEFAULTS, 'deny'),
     timeZone: validTimeZone(readOptional(env, 'POLICY_TIMEZONE') ?? 'UTC'),
     resyncIntervalMs: readInteger(env, 'PDP_RESYNC_INTERVAL_MS', 30_000, 100, 30_000),
     replicaId,

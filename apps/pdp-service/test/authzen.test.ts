@@ -6,8 +6,9 @@ import { TestClock, policy } from './support/pdp';
 import { usePdp } from './support/use-pdp';
 
 /**
- * The AuthZEN Authorization API 1.0 endpoints on real PostgreSQL and NATS, whitelisting (DEFAULT_DECISION=inhibit), so
- * every `true` below is a policy's doing. The requests of the specification's examples are sent as they stand there,
+ * The AuthZEN Authorization API 1.0 endpoints on real PostgreSQL and NATS. POST /event's default is `allow` here
+ * (DEFAULT_DECISION's default), yet the AuthZEN endpoints deny what no mechanism decides (PDP_AUTHZEN_DEFAULT's
+ * default, `deny`), so every `true` below is a policy's doing. The requests of the specification's examples are sent as they stand there,
  * with policies that make the decisions the examples show.
  */
 const A = (name: string) => `urn:action:acme:${name}`;
@@ -38,6 +39,16 @@ const VIEW = policy(
   P('view'),
   `<mechanism event="${A('view')}"><if><constant:true/><then><modify eventParameter="resource" method="delete" jsonPathQuery="$.properties.salary"/><delay amount="1" unit="SECONDS"/></then></if></mechanism>`,
 );
+/** export: allowed with a modifier for a parameter no AuthZEN evaluation has. */
+const EXPORT = policy(
+  P('export'),
+  `<mechanism event="${A('export')}"><if><constant:true/><then><modify eventParameter="document" method="delete" jsonPathQuery="$.secret"/></then></if></mechanism>`,
+);
+/** throttled: denied with a delay of 2 s (a rate limit's answer). */
+const THROTTLED = policy(
+  P('throttled'),
+  `<mechanism event="${A('throttled')}"><if><constant:true/><then><inhibit/><delay amount="2" unit="SECONDS"/></then></if></mechanism>`,
+);
 /** download: twice per subject and day, over the event history. */
 const DOWNLOAD = policy(
   P('download'),
@@ -49,9 +60,10 @@ const DOWNLOAD = policy(
 
 const alice = { type: 'user', id: 'alice@example.com' };
 const decisionsOf = (body: { evaluations: Array<{ decision: boolean }> }) => body.evaluations.map((e) => e.decision);
+const DECISION_ID = /^urn:decision:[0-9a-f-]{36}$/;
 
 describe('AuthZEN Authorization API', () => {
-  const pdp = usePdp({ clock: new TestClock(Date.parse('2026-01-15T12:00:00Z')), defaultDecision: 'inhibit' });
+  const pdp = usePdp({ clock: new TestClock(Date.parse('2026-01-15T12:00:00Z')) });
 
   beforeAll(async () => {
     for (const [id, xml] of [
@@ -60,6 +72,8 @@ describe('AuthZEN Authorization API', () => {
       ['read', READ],
       ['view', VIEW],
       ['download', DOWNLOAD],
+      ['export', EXPORT],
+      ['throttled', THROTTLED],
     ] as const) {
       await pdp.deploy(P(id), xml);
     }
@@ -93,13 +107,10 @@ describe('AuthZEN Authorization API', () => {
       }).set('X-Request-ID', 'bfe9eb29-ab87-4ca3-be83-a1d5d8305716');
       expect(response.status).toBe(200);
       expect(response.headers['x-request-id']).toBe('bfe9eb29-ab87-4ca3-be83-a1d5d8305716');
-      expect(response.body.decision).toBe(true);
-      expect(response.body.context).toEqual({
-        decision_id: expect.stringMatching(/^urn:decision:[0-9a-f-]{36}$/),
-        policy_revision: pdp.follower.active?.revision,
-        modifiers: [],
-        delay_ms: 0,
-      });
+      // Nothing to act on: the bare decision, its id and revision in headers only.
+      expect(response.body).toEqual({ decision: true });
+      expect(response.headers['custos-decision-id']).toMatch(DECISION_ID);
+      expect(response.headers['policy-revision']).toBe(String(pdp.follower.active?.revision));
     });
 
     it('§7.1: three evaluations without defaults', async () => {
@@ -196,12 +207,77 @@ describe('AuthZEN Authorization API', () => {
     expect(applied.body.context.modifiers).toEqual([{ name: 'resource', expression: '$.properties.salary', engine: [{ method: 'delete', parameters: [] }] }]);
 
     const refused = await evaluation({ ...ask, options: { custos_modifiers_supported: false } });
-    expect(refused.body).toMatchObject({ decision: false, context: { reason: 'modifiers_not_supported', modifiers: applied.body.context.modifiers } });
+    // The delay is still to be acted on, so the context stays, saying why.
+    expect(refused.body).toEqual({ decision: false, context: { reason: 'modifiers_not_supported', modifiers: applied.body.context.modifiers, delay_ms: 1000 } });
     const batch = await evaluations({ subject: alice, options: { custos_modifiers_supported: false }, evaluations: [ask, { action: { name: 'read' }, resource: { type: 'document', id: '1' } }] });
     expect(decisionsOf(batch.body)).toEqual([false, true]);
     // deny_on_first_deny counts the refusal as a deny.
     const stopped = await evaluations({ subject: alice, options: { custos_modifiers_supported: false, evaluations_semantic: 'deny_on_first_deny' }, evaluations: [ask, ask] });
     expect(decisionsOf(stopped.body)).toEqual([false]);
+  });
+
+  describe('answers as peers do', () => {
+    const unknown = { subject: alice, action: { name: 'no_policy_mentions_this' }, resource: { type: 'document', id: '1' } };
+
+    it('denies an action no mechanism reacts to, although POST /event allows it by DEFAULT_DECISION', async () => {
+      const answered = await evaluation(unknown).set('X-Request-ID', 'unknown-action');
+      expect(answered.status).toBe(200);
+      expect(answered.body).toEqual({ decision: false });
+      expect(answered.headers['custos-decision-id']).toMatch(DECISION_ID);
+      // The decision log says what was answered, and that no mechanism decided.
+      const logged = pdp.log.lines.filter((line) => line.log === 'decision' && line.requestId === 'unknown-action');
+      expect(logged).toEqual([expect.objectContaining({ decisionId: answered.headers['custos-decision-id'], allowed: false, decided: false })]);
+      // /event keeps its own default (allow here) and its answer shape.
+      const event = await pdp.post('/event', { actionId: { urn: A('no_policy_mentions_this') }, timestamp: 0, parameters: [] });
+      expect(event.body.eventAllowed).toBe(true);
+      expect(event.headers['custos-decision-id']).toBeUndefined();
+      // A mechanism that reacts without deciding (its `if` false, no `else`) is no reaction either.
+      const undecided = await evaluation({ subject: { type: 'user', id: 'mallory' }, action: { name: 'can_edit' }, resource: { type: 'document', id: '1' } });
+      expect(undecided.body).toEqual({ decision: false });
+    });
+
+    it('answers the bare decision without obligations, the ids in order in Custos-Decision-Id', async () => {
+      const response = await evaluations({
+        subject: alice,
+        action: { name: 'read' },
+        evaluations: [{ resource: { type: 'document', id: '1' } }, { resource: { type: 'document', id: '2' } }, { action: { name: 'nothing_here' } , resource: { type: 'document', id: '3' } }],
+      }).set('X-Request-ID', 'ids-in-order');
+      expect(response.body).toEqual({ evaluations: [{ decision: true }, { decision: false }, { decision: false }] });
+      const ids = String(response.headers['custos-decision-id']).split(', ');
+      expect(ids).toHaveLength(3);
+      for (const id of ids) expect(id).toMatch(DECISION_ID);
+      // They are the decision log's ids, in the order of the evaluations.
+      const logged = pdp.log.lines.filter((line) => line.log === 'decision' && line.requestId === 'ids-in-order').map((line) => line.decisionId);
+      expect(logged).toEqual(ids);
+    });
+
+    it('gives the whole context when options.custos_context asks for it', async () => {
+      const known = await evaluation({ subject: alice, action: { name: 'read' }, resource: { type: 'document', id: '1' }, options: { custos_context: true } });
+      expect(known.body).toEqual({
+        decision: true,
+        context: { decision_id: known.headers['custos-decision-id'], policy_revision: Number(known.headers['policy-revision']), modifiers: [], delay_ms: 0 },
+      });
+      const none = await evaluation({ ...unknown, options: { custos_context: true } });
+      expect(none.body).toMatchObject({ decision: false, context: { reason: 'no_mechanism', modifiers: [], delay_ms: 0 } });
+    });
+
+    it('keeps the context for a delay, also on a denial', async () => {
+      const response = await evaluation({ subject: alice, action: { name: 'throttled' }, resource: { type: 'api', id: 'search' } });
+      expect(response.body).toEqual({ decision: false, context: { modifiers: [], delay_ms: 2000 } });
+    });
+
+    it('refuses, and reports, a modifier aimed at a parameter the evaluation does not have', async () => {
+      const response = await evaluation({ subject: alice, action: { name: 'export' }, resource: { type: 'document', id: '1' } });
+      expect(response.body).toEqual({
+        decision: false,
+        context: {
+          modifiers: [{ name: 'document', expression: '$.secret', engine: [{ method: 'delete', parameters: [] }] }],
+          delay_ms: 0,
+          reason: 'modifier_target_missing',
+          unmatched_parameters: ['document'],
+        },
+      });
+    });
   });
 
   it('decides history-using evaluations in order: a limit of 2 per subject allows exactly the first 2', async () => {
@@ -263,7 +339,7 @@ describe('AuthZEN Authorization API', () => {
     const response = await answered;
     expect(response.status).toBe(200);
     expect(response.body.decision).toBe(true);
-    expect(response.body.context.policy_revision).toBeGreaterThanOrEqual(deployed);
+    expect(Number(response.headers['policy-revision'])).toBeGreaterThanOrEqual(deployed);
   });
 
   it('decides the example policy for AuthZEN callers (examples/policies/authzen-documents.xml)', async () => {
@@ -306,5 +382,16 @@ describe('AuthZEN Authorization API', () => {
       expect((await request(pdp.server).get(AUTHZEN_PATHS.metadata).set('Host', 'evil.example.com/path?x')).status).toBe(400);
       expect((await request(pdp.server).post(AUTHZEN_PATHS.metadata).send({})).status).toBe(405);
     });
+  });
+});
+
+describe('AuthZEN with PDP_AUTHZEN_DEFAULT=allow', () => {
+  const pdp = usePdp({ defaultDecision: 'inhibit', authzenDefault: 'allow' });
+
+  it('allows an action no mechanism reacts to, although POST /event inhibits it by DEFAULT_DECISION', async () => {
+    const answered = await pdp.post(AUTHZEN_PATHS.evaluation, { subject: alice, action: { name: 'anything' }, resource: { type: 'document', id: '1' } });
+    expect(answered.body).toEqual({ decision: true });
+    const event = await pdp.post('/event', { actionId: { urn: A('anything') }, timestamp: 0, parameters: [] });
+    expect(event.body.eventAllowed).toBe(false);
   });
 });

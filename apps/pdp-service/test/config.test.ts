@@ -6,6 +6,7 @@ describe('readPdpConfig', () => {
     expect(readPdpConfig({}, 'box')).toMatchObject({
       port: 8080,
       defaultDecision: 'allow',
+      authzenDefault: 'deny',
       timeZone: 'UTC',
       resyncIntervalMs: 30_000,
       replicaId: 'box:8080',
@@ -21,13 +22,14 @@ describe('readPdpConfig', () => {
       {
         PDP_PORT: '9090',
         DEFAULT_DECISION: 'inhibit',
+        PDP_AUTHZEN_DEFAULT: 'allow',
         POLICY_TIMEZONE: 'Europe/Berlin',
         PDP_RESYNC_INTERVAL_MS: '500',
         PDP_REPLICA_ID: 'pdp-2',
       },
       'box',
     );
-    expect(config).toMatchObject({ port: 9090, defaultDecision: 'inhibit', timeZone: 'Europe/Berlin', resyncIntervalMs: 500, replicaId: 'pdp-2' });
+    expect(config).toMatchObject({ port: 9090, defaultDecision: 'inhibit', authzenDefault: 'allow', timeZone: 'Europe/Berlin', resyncIntervalMs: 500, replicaId: 'pdp-2' });
     expect(readPdpConfig({ PDP_PORT: '9091' }, 'box').replicaId).toBe('box:9091');
   });
 
@@ -41,6 +43,7 @@ describe('readPdpConfig', () => {
     [{ PDP_PORT: 'eighty' }, /PDP_PORT must be an integer/],
     [{ PDP_PORT: '70000' }, /PDP_PORT must be between/],
     [{ DEFAULT_DECISION: 'deny' }, /DEFAULT_DECISION must be one of `allow`, `inhibit`, got `deny`/],
+    [{ PDP_AUTHZEN_DEFAULT: 'inhibit' }, /PDP_AUTHZEN_DEFAULT must be one of `deny`, `allow`, got `inhibit`/],
     [{ POLICY_TIMEZONE: 'Mars/Olympus' }, /POLICY_TIMEZONE must be an IANA time zone, got `Mars\/Olympus`/],
     [{ PDP_RESYNC_INTERVAL_MS: '60000' }, /PDP_RESYNC_INTERVAL_MS must be between 100 and 30000/],
     [{ PDP_RESYNC_INTERVAL_MS: '10' }, /PDP_RESYNC_INTERVAL_MS must be between/],

@@ -2,7 +2,9 @@ import {
   AUTHZEN_REASONS,
   type AccessEvaluationsRequest,
   type AuthZenDecision,
+  type AuthZenDefault,
   type AuthZenEvaluation,
+  type CustosDecisionContext,
   type AuthZenOptions,
   type EvaluationsSemantic,
 } from './authzen';
@@ -159,21 +161,54 @@ export function modifiersSupported(options: AuthZenOptions | undefined): boolean
   return options?.custos_modifiers_supported !== false;
 }
 
+/** How a Custos decision becomes an AuthZEN answer (see toAuthZenDecision). */
+export interface AuthZenAnswerOptions {
+  /** The revision of the policy set that decided. */
+  revision: number;
+  /** Whether a deployed mechanism reacted to the action (the engine's `decided`); when not, `defaultDecision` answers. */
+  decided: boolean;
+  /** The answer for an action no deployed mechanism reacts to (`PDP_AUTHZEN_DEFAULT`); `deny` when absent. */
+  defaultDecision?: AuthZenDefault;
+  /** False when the request said `custos_modifiers_supported: false`. */
+  canApplyModifiers?: boolean;
+  /** True when the request said `custos_context: true`. */
+  fullContext?: boolean;
+}
+
+/** Whether the caller asked for the whole context on every decision (the `custos_context` option). */
+export function fullContextAsked(options: AuthZenOptions | undefined): boolean {
+  return options?.custos_context === true;
+}
+
+const AUTHZEN_PARAMETER_NAMES: ReadonlySet<string> = new Set(AUTHZEN_PARAMETERS);
+
 /**
- * A Custos decision as an AuthZEN decision. `decision` is true iff the event was allowed, except that an allowing
- * decision with modifiers is `false` when the caller cannot apply them. The context always carries the decision id,
- * the revision, the modifiers and the delay, so a PEP that understands them can apply them.
+ * A Custos decision as an AuthZEN decision. An action no deployed mechanism reacted to answers the AuthZEN default
+ * (deny unless configured otherwise; `POST /event` keeps `DEFAULT_DECISION`). `decision` is true iff the event was
+ * allowed, except that an allowing decision is `false` (fail closed) when a modifier aims at a parameter an
+ * evaluation does not have (`unmatched_parameters`), or when it has modifiers and the caller cannot apply them.
+ * `context` is there only when the PEP must act on it — modifiers to apply, a delay, unmatched modifiers — or when
+ * `fullContext` asks for it (then with the decision id, the revision and the reason); else the answer is the bare
+ * `{decision}` peers give, the decision id travelling in the `Custos-Decision-Id` header.
  */
-export function toAuthZenDecision(decision: AuthorizationDecision, revision: number, canApplyModifiers = true): AuthZenDecision {
-  const refused = decision.eventAllowed && decision.modifiers.length > 0 && !canApplyModifiers;
-  return {
-    decision: decision.eventAllowed && !refused,
-    context: {
-      decision_id: decision.id.identifier,
-      policy_revision: revision,
-      modifiers: decision.modifiers,
-      delay_ms: decision.delay,
-      ...(refused ? { reason: AUTHZEN_REASONS.modifiersNotSupported } : {}),
-    },
+export function toAuthZenDecision(decision: AuthorizationDecision, options: AuthZenAnswerOptions): AuthZenDecision {
+  const { decided, canApplyModifiers = true, fullContext = false } = options;
+  const allowed = decided ? decision.eventAllowed : options.defaultDecision === 'allow';
+  const modifiers = allowed ? decision.modifiers : [];
+  const unmatched = [...new Set(modifiers.map((modifier) => modifier.name).filter((name) => !AUTHZEN_PARAMETER_NAMES.has(name)))];
+  let reason: string | undefined;
+  if (!decided) reason = AUTHZEN_REASONS.noMechanism;
+  else if (unmatched.length > 0) reason = AUTHZEN_REASONS.modifierTargetMissing;
+  else if (modifiers.length > 0 && !canApplyModifiers) reason = AUTHZEN_REASONS.modifiersNotSupported;
+  const granted = allowed && (reason === undefined || reason === AUTHZEN_REASONS.noMechanism);
+  const mustAct = (granted && modifiers.length > 0) || decision.delay > 0 || unmatched.length > 0;
+  if (!mustAct && !fullContext) return { decision: granted };
+  const context: CustosDecisionContext = {
+    ...(fullContext ? { decision_id: decision.id.identifier, policy_revision: options.revision } : {}),
+    modifiers,
+    delay_ms: decision.delay,
+    ...(reason !== undefined ? { reason } : {}),
+    ...(unmatched.length > 0 ? { unmatched_parameters: unmatched } : {}),
   };
+  return { decision: granted, context };
 }

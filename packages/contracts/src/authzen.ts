@@ -41,11 +41,17 @@ export const AUTHZEN_OPTIONS = {
    * modifiers is answered `false` (fail closed). Accepted on both evaluation endpoints; `true` when absent.
    */
   modifiersSupported: 'custos_modifiers_supported',
+  /**
+   * Custos' own: `true` asks for the whole context on every decision (decision id, revision, modifiers, delay and
+   * the reason, if any). Without it a decision carries a context only when the PEP must act on something in it.
+   */
+  context: 'custos_context',
 } as const;
 
 export interface AuthZenOptions {
   evaluations_semantic?: EvaluationsSemantic;
   custos_modifiers_supported?: boolean;
+  custos_context?: boolean;
   [option: string]: unknown;
 }
 
@@ -73,27 +79,43 @@ export interface AccessEvaluationsRequest extends AuthZenEvaluation {
 }
 
 /**
- * What the pdp puts in a decision's `context` (§5.5.1 leaves its content to the implementation). A PEP that does not
- * understand it still gets a safe boolean: `decision` is true only when the event is allowed and nothing in here
- * has to be applied that the caller said it cannot apply.
+ * What the pdp puts in a decision's `context` (§5.5.1 leaves its content to the implementation). It is there only
+ * when the PEP must act on it (modifiers to apply, a delay, modifiers it cannot apply) or when the request's
+ * `options.custos_context` asks for it; then `modifiers` and `delay_ms` are always in it, and `decision_id` and
+ * `policy_revision` when asked (they are in the `Custos-Decision-Id` and `Policy-Revision` headers anyway). A PEP
+ * that does not understand it still gets a safe boolean: `decision` is true only when the event is allowed and
+ * nothing in here has to be applied that the caller cannot apply.
  */
 export interface CustosDecisionContext {
-  /** The Custos decision id (`urn:decision:` + UUIDv7), the key of the decision log. */
-  decision_id: string;
-  /** The revision of the policy set that decided (the `Policy-Revision` of `POST /event`). */
-  policy_revision: number;
+  /** The Custos decision id (`urn:decision:` + UUIDv7), the key of the decision log; when asked. */
+  decision_id?: string;
+  /** The revision of the policy set that decided (the `Policy-Revision` header); when asked. */
+  policy_revision?: number;
   /** The modifiers the PEP must apply before releasing, as `POST /event` answers them; empty when denied. */
   modifiers: Modifier[];
   /** Milliseconds the PEP must wait before releasing (or dropping); 0 = none. */
   delay_ms: number;
   /** Why `decision` is false although the event was allowed (see AUTHZEN_REASONS). */
   reason?: string;
+  /**
+   * The parameters that allowing modifiers aim at although the evaluation has no such parameter (only `subject`,
+   * `resource`, `action` and `context` exist): such a modifier cannot be applied, so the decision is `false`.
+   */
+  unmatched_parameters?: string[];
 }
 
 export const AUTHZEN_REASONS = {
   /** The event was allowed with modifiers, and the caller declared it cannot apply modifiers. */
   modifiersNotSupported: 'modifiers_not_supported',
+  /** The event was allowed with a modifier for a parameter an AuthZEN evaluation does not have. */
+  modifierTargetMissing: 'modifier_target_missing',
+  /** No deployed mechanism reacted to the action: the AuthZEN default (`PDP_AUTHZEN_DEFAULT`) decided. */
+  noMechanism: 'no_mechanism',
 } as const;
+
+/** What the AuthZEN endpoints answer for an action no deployed mechanism reacts to (`PDP_AUTHZEN_DEFAULT`). */
+export const AUTHZEN_DEFAULTS = ['deny', 'allow'] as const;
+export type AuthZenDefault = (typeof AUTHZEN_DEFAULTS)[number];
 
 /** §5.5 */
 export interface AuthZenDecision {
@@ -182,6 +204,10 @@ export const authzenOptionsSchema = {
       type: 'boolean',
       description: '`false`: the caller cannot apply modifiers, so a decision with modifiers is answered `false`',
     },
+    custos_context: {
+      type: 'boolean',
+      description: '`true`: every decision carries its context (decision id, revision, modifiers, delay, reason); otherwise only when the PEP must act on it',
+    },
   },
   additionalProperties: true,
 } as const;
@@ -219,13 +245,14 @@ export const accessEvaluationsRequestSchema = {
 
 export const custosDecisionContextSchema = {
   type: 'object',
-  required: ['decision_id', 'policy_revision', 'modifiers', 'delay_ms'],
+  required: ['modifiers', 'delay_ms'],
   properties: {
     decision_id: { type: 'string', pattern: '^urn:decision:[0-9a-f-]{36}$' },
     policy_revision: { type: 'integer', minimum: 0 },
     modifiers: { type: 'array', items: modifierSchema },
     delay_ms: { type: 'integer', minimum: 0 },
     reason: { type: 'string', enum: Object.values(AUTHZEN_REASONS) },
+    unmatched_parameters: { type: 'array', items: { type: 'string' } },
   },
 } as const;
 

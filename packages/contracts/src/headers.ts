@@ -4,6 +4,8 @@ export const HEADERS = {
   requestId: 'X-Request-Id',
   /** A warning on a successful answer (warnings.ts). */
   warning: 'Custos-Warning',
+  /** The decision id of an AuthZEN answer; for `/access/v1/evaluations` the ids in the order of the decisions, comma-separated. */
+  decisionId: 'Custos-Decision-Id',
 } as const;
 
 /** How long a pdp waits for a demanded revision before answering 503 (api.md §3). */

@@ -145,23 +145,55 @@ describe('Custos decision → AuthZEN decision', () => {
     delay,
   });
 
-  it('is true iff the event is allowed, with id, revision, modifiers and delay in the context', () => {
-    expect(toAuthZenDecision(decision(true, [], 250), 7)).toEqual({
+  const decided = { revision: 7, decided: true };
+  const id = 'urn:decision:0193a5e2-7c4b-7d6e-9f10-2b3c4d5e6f70';
+
+  it('answers a decision without obligations with the bare boolean, as peers do', () => {
+    expect(toAuthZenDecision(decision(true), decided)).toEqual({ decision: true });
+    expect(toAuthZenDecision(decision(false), decided)).toEqual({ decision: false });
+    // The modifiers of an inhibited decision are nothing to act on.
+    expect(toAuthZenDecision({ ...decision(false), modifiers: [modifier] }, decided)).toEqual({ decision: false });
+  });
+
+  it('carries a context when the PEP must act: modifiers to apply, or a delay (also on a denial)', () => {
+    expect(toAuthZenDecision(decision(true, [modifier]), decided)).toEqual({ decision: true, context: { modifiers: [modifier], delay_ms: 0 } });
+    expect(toAuthZenDecision(decision(true, [], 250), decided)).toEqual({ decision: true, context: { modifiers: [], delay_ms: 250 } });
+    expect(toAuthZenDecision(decision(false, [], 1500), decided)).toEqual({ decision: false, context: { modifiers: [], delay_ms: 1500 } });
+  });
+
+  it('carries the whole context, with decision id, revision and reason, when the request asks for it', () => {
+    expect(toAuthZenDecision(decision(true), { ...decided, fullContext: true })).toEqual({
       decision: true,
-      context: { decision_id: 'urn:decision:0193a5e2-7c4b-7d6e-9f10-2b3c4d5e6f70', policy_revision: 7, modifiers: [], delay_ms: 250 },
+      context: { decision_id: id, policy_revision: 7, modifiers: [], delay_ms: 0 },
     });
-    expect(toAuthZenDecision(decision(false), 7).decision).toBe(false);
-    expect(toAuthZenDecision(decision(true, [modifier]), 3)).toMatchObject({ decision: true, context: { modifiers: [modifier] } });
+    expect(toAuthZenDecision(decision(true), { revision: 2, decided: false, fullContext: true })).toEqual({
+      decision: false,
+      context: { decision_id: id, policy_revision: 2, modifiers: [], delay_ms: 0, reason: 'no_mechanism' },
+    });
+  });
+
+  it('denies an action no mechanism reacted to unless the default is allow, whatever the engine default gave', () => {
+    expect(toAuthZenDecision(decision(true), { revision: 1, decided: false })).toEqual({ decision: false });
+    expect(toAuthZenDecision(decision(true), { revision: 1, decided: false, defaultDecision: 'deny' })).toEqual({ decision: false });
+    expect(toAuthZenDecision(decision(false), { revision: 1, decided: false, defaultDecision: 'allow' })).toEqual({ decision: true });
   });
 
   it('fails closed when the caller cannot apply the modifiers of an allowing decision', () => {
-    expect(toAuthZenDecision(decision(true, [modifier]), 3, false)).toMatchObject({
+    expect(toAuthZenDecision(decision(true, [modifier]), { ...decided, canApplyModifiers: false })).toEqual({ decision: false });
+    expect(toAuthZenDecision(decision(true, [modifier]), { ...decided, canApplyModifiers: false, fullContext: true })).toMatchObject({
       decision: false,
       context: { modifiers: [modifier], reason: 'modifiers_not_supported' },
     });
     // Nothing to apply: the caller's limitation does not matter.
-    expect(toAuthZenDecision(decision(true), 3, false).decision).toBe(true);
-    expect(toAuthZenDecision(decision(false), 3, false).context?.reason).toBeUndefined();
+    expect(toAuthZenDecision(decision(true), { ...decided, canApplyModifiers: false })).toEqual({ decision: true });
+  });
+
+  it('reports, and refuses, modifiers aimed at a parameter an evaluation does not have', () => {
+    const stray = { ...modifier, name: 'document' };
+    expect(toAuthZenDecision(decision(true, [modifier, stray, stray]), decided)).toEqual({
+      decision: false,
+      context: { modifiers: [modifier, stray, stray], delay_ms: 0, reason: 'modifier_target_missing', unmatched_parameters: ['document'] },
+    });
   });
 });
 

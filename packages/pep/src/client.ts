@@ -58,7 +58,7 @@ export interface Enforcement {
 export type ItemEnforcement = (Enforcement & { released: true }) | { released: false; decision: Decision; error: CustosError };
 
 /** Turns a 200 answer (its text and `Policy-Revision` header) into what the call resolves with, or throws. */
-type AnswerReader<T> = (text: string, revisionHeader: string | null) => T;
+type AnswerReader<T> = (text: string, revisionHeader: string | null, decisionIdHeader: string | null) => T;
 
 /**
  * Problem codes the pdp answers before it looks at the event (not ready yet, a demanded revision not there yet,
@@ -147,12 +147,13 @@ export class CustosClient {
 
   /**
    * OpenID AuthZEN Access Evaluation (`POST /access/v1/evaluation`): the spec's `{ decision, context }`, with
-   * Custos' context (decision id, revision, modifiers, delay) typed. `decision` true means allowed and, when the
+   * Custos' context (decision id, revision, modifiers, delay) typed and always filled: the pdp leaves out a context
+   * with nothing to act on, and the id and revision come from its headers then. `decision` true means allowed and, when the
    * request said `custos_modifiers_supported: false`, that nothing has to be modified; a PEP that applies
    * modifiers uses `applyAuthZenModifiers` before releasing anything.
    */
   async evaluation(request: AccessEvaluationRequest, options: DecideOptions = {}): Promise<AuthZenResult> {
-    const result = await this.call(this.options.urls.evaluation, evaluationBody(request), options, readAuthZenDecision);
+    const result = await this.call(this.options.urls.evaluation, evaluationBody(request), options, (text, revision, ids) => readAuthZenDecision(text, revision, ids));
     this.noteRevision(result.context.policy_revision);
     return result;
   }
@@ -164,7 +165,7 @@ export class CustosClient {
    */
   async evaluations(request: AccessEvaluationsRequest, options: DecideOptions = {}): Promise<AuthZenResults> {
     const { body, count, complete } = evaluationsBody(request);
-    const results = await this.call(this.options.urls.evaluations, body, options, (text) => readAuthZenEvaluations(text, count, complete));
+    const results = await this.call(this.options.urls.evaluations, body, options, (text, revision, ids) => readAuthZenEvaluations(text, count, complete, revision, ids));
     this.noteRevision(results.evaluations[0]?.context.policy_revision);
     return results;
   }
@@ -258,7 +259,7 @@ export class CustosClient {
       }
       await refuseRedirect(url, response);
       const text = await this.readBody(url, response, deadline);
-      if (response.status === 200) return read(text, response.headers.get(HEADERS.policyRevision));
+      if (response.status === 200) return read(text, response.headers.get(HEADERS.policyRevision), response.headers.get(HEADERS.decisionId));
       const problem = problemOf(text);
       if (response.status === 401) {
         if (tokenRenewed) {

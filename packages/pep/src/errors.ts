@@ -135,6 +135,19 @@ export class ModifierError extends CustosError {
   }
 }
 
+/**
+ * A modifier of an AuthZEN decision aims at a parameter the evaluation does not have (only `subject`, `resource`,
+ * `action` and `context` exist): it cannot be applied, so nothing is released.
+ */
+export class ModifierTargetError extends CustosError {
+  readonly context: ModifierContext;
+
+  constructor(readonly parameter: string, context: ModifierContext) {
+    super('modifier_target', `a modifier aims at \`${parameter}\`, which an authzen evaluation does not have`);
+    this.context = context;
+  }
+}
+
 /** The client was configured wrongly (thrown by the constructor, never by a call). */
 export class ConfigurationError extends CustosError {
   constructor(message: string) {

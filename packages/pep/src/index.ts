@@ -14,6 +14,7 @@ export {
   UnsupportedModifierError,
   JsonPathError,
   ModifierError,
+  ModifierTargetError,
   ConfigurationError,
   RedirectError,
   type ModifierContext,
@@ -22,8 +23,16 @@ export {
 export { applyModifiers } from './apply-modifiers';
 export { SUPPORTED_MODIFIER_METHODS } from './modifiers/registry';
 export { event, parameter, parameterValue, typed, TypedValue, MAX_VALUE_DEPTH, type EventOptions, type EventValues } from './event-builder';
-export { custosMiddleware, type MiddlewareOptions, type MiddlewareResponse, type NextFunction, type RequestWithCustos } from './middleware';
-export { applyAuthZenModifiers, type AuthZenResult, type AuthZenResults } from './authzen';
+export {
+  custosMiddleware,
+  deniedAnswer,
+  type DeniedAnswer,
+  type MiddlewareOptions,
+  type MiddlewareResponse,
+  type NextFunction,
+  type RequestWithCustos,
+} from './middleware';
+export { applyAuthZenModifiers, type AuthZenContext, type AuthZenResult, type AuthZenResults } from './authzen';
 export type {
   AccessEvaluationRequest,
   AccessEvaluationsRequest,

@@ -1,7 +1,7 @@
 import type { AccessEvaluationRequest, EvaluationsSemantic } from '@custos/contracts';
 import { applyAuthZenModifiers, type AuthZenResult } from '../src/authzen';
 import { CustosClient } from '../src/client';
-import { MalformedDecisionError, TransportError, UnsupportedModifierError } from '../src/errors';
+import { MalformedDecisionError, ModifierTargetError, TransportError, UnsupportedModifierError } from '../src/errors';
 import type { CustosClientOptions } from '../src/options';
 import { json, modifier, TestServer, tokenServer } from './servers';
 
@@ -60,8 +60,22 @@ describe('evaluation', () => {
     expect(pdp.seen).toHaveLength(0);
   });
 
+  it('reads a bare decision, taking the id and the revision from the headers', async () => {
+    pdp.handle((_, res) => json(res, 200, { decision: false }, { 'Policy-Revision': '9', 'Custos-Decision-Id': DECISION_ID }));
+    await expect(client().evaluation(request())).resolves.toEqual({
+      decision: false,
+      context: { decision_id: DECISION_ID, policy_revision: 9, modifiers: [], delay_ms: 0 },
+    });
+    pdp.handle((_, res) => json(res, 200, { decision: true, context: { modifiers: [], delay_ms: 300 } }, { 'Policy-Revision': '9', 'Custos-Decision-Id': DECISION_ID }));
+    await expect(client().evaluation(request())).resolves.toEqual({
+      decision: true,
+      context: { decision_id: DECISION_ID, policy_revision: 9, modifiers: [], delay_ms: 300 },
+    });
+  });
+
   it.each([
-    ['a bare boolean', { decision: true }, '`context` must be an object'],
+    ['a bare boolean without a decision id header', { decision: true }, 'no decision id, neither in `context.decision_id` nor in header `Custos-Decision-Id`'],
+    ['a context that is not an object', { decision: true, context: [] }, '`context` must be an object'],
     ['a decision as text', { ...authzen(true), decision: 'true' }, '`decision` must be a boolean'],
     ['no revision', { decision: true, context: { ...authzen(true).context, policy_revision: -1 } }, '`context.policy_revision` must be a revision'],
     ['a malformed modifier', authzen(true, { modifiers: [{ name: 'resource' }] }), '`context.modifiers[0]`: `expression` must be a string'],
@@ -91,6 +105,15 @@ describe('evaluations', () => {
     pdp.handle((_, res) => json(res, 200, { evaluations: [authzen(true), authzen(true), authzen(false, { revision: 4 })] }));
     const results = await client().evaluations(batch());
     expect(results.evaluations.map((result) => result.decision)).toEqual([true, true, false]);
+    // Bare decisions take their ids from the header, in order.
+    const ids = ['urn:decision:1', 'urn:decision:2', 'urn:decision:3'];
+    pdp.handle((_, res) => json(res, 200, { evaluations: [{ decision: true }, { decision: false }, { decision: true }] }, { 'Policy-Revision': '5', 'Custos-Decision-Id': ids.join(', ') }));
+    const bare = await client().evaluations(batch());
+    expect(bare.evaluations.map((result) => [result.decision, result.context.decision_id, result.context.policy_revision])).toEqual([
+      [true, ids[0], 5],
+      [false, ids[1], 5],
+      [true, ids[2], 5],
+    ]);
     expect(pdp.seen[0]?.url).toBe('/access/v1/evaluations');
     expect(JSON.parse(pdp.seen[0]?.body ?? '')).toEqual(batch());
   });
@@ -125,6 +148,23 @@ describe('applyAuthZenModifiers', () => {
       resource: { type: 'document', id: 'd1', properties: { title: '*******', owner: 'bob' } },
     });
     expect(evaluation).toEqual(snapshot);
+  });
+
+  it('refuses a modifier aimed at a parameter the evaluation does not have, naming it', () => {
+    const result = authzen(true, { modifiers: [modifier('resource', '$.properties.title', 'password'), modifier('document', '$.secret', 'delete')] });
+    const evaluation = request();
+    let thrown: unknown;
+    try {
+      applyAuthZenModifiers(evaluation, result as AuthZenResult);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(ModifierTargetError);
+    expect((thrown as ModifierTargetError).parameter).toBe('document');
+    expect((thrown as ModifierTargetError).context.index).toBe(1);
+    expect((thrown as Error).message).toBe('a modifier aims at `document`, which an authzen evaluation does not have');
+    // Nothing was applied to the evaluation given.
+    expect(evaluation.resource.properties).toEqual({ title: 'Q3 plan', owner: 'bob' });
   });
 
   it('fails closed on a modifier it cannot apply', () => {

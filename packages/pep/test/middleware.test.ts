@@ -91,6 +91,58 @@ describe('the middleware', () => {
     expect(reported[0]).toBeInstanceOf(DecisionDeniedError);
   });
 
+  it('answers a denial with a delay (a rate limit) 429 with Retry-After in whole seconds, rounded up', async () => {
+    pdp.handle((_, res) => json(res, 200, decision([], { allowed: false, delay: 2500 }), { 'Policy-Revision': '1' }));
+    await startApp({ enforce: { applyDelay: false } });
+    const response = await fetch(`${appUrl}/search`);
+    expect(response.status).toBe(429);
+    expect(response.headers.get('retry-after')).toBe('3');
+    expect(response.headers.get('content-type')).toBe('application/problem+json');
+    expect(await response.json()).toEqual({
+      type: 'urn:custos:problem:rate_limited',
+      title: 'Too Many Requests',
+      status: 429,
+      detail: 'the request is not allowed now; retry after 3 s',
+      code: 'rate_limited',
+      instance: 'urn:decision:0193a5e2-7c4b-7d6e-9f10-2b3c4d5e6f70',
+      retry_after_ms: 2500,
+    });
+    expect(handled).toHaveLength(0);
+  });
+
+  it('answers a denial as onDenied says, handing it the denial and the request', async () => {
+    pdp.handle((_, res) => json(res, 200, decision([], { allowed: false, delay: 40 }), { 'Policy-Revision': '1' }));
+    const seen: Array<{ delay: number; url: string | undefined }> = [];
+    await startApp({
+      enforce: { applyDelay: false },
+      onDenied: (denial, req) => {
+        seen.push({ delay: denial.decision.delay, url: req.url });
+        return { status: 404, headers: { 'Content-Type': 'application/json', 'X-Why': 'hidden' }, body: { found: false } };
+      },
+    });
+    const response = await fetch(`${appUrl}/secret`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toBe('application/json');
+    expect(response.headers.get('x-why')).toBe('hidden');
+    expect(await response.json()).toEqual({ found: false });
+    expect(seen).toEqual([{ delay: 40, url: '/secret' }]);
+    expect(handled).toHaveLength(0);
+  });
+
+  it('passes what onDenied throws to next, and refuses an onDenied that is not a function', async () => {
+    pdp.handle((_, res) => json(res, 200, decision([], { allowed: false }), { 'Policy-Revision': '1' }));
+    await startApp({
+      onDenied: () => {
+        throw new Error('no answer for you');
+      },
+    });
+    const response = await fetch(`${appUrl}/x`);
+    expect(response.status).toBe(500);
+    expect(await response.text()).toBe('next got: no answer for you');
+    const custos = new CustosClient({ pdpUrl: pdp.url, authUrl: tokens.url, clientId: 'pep', clientSecret: 'pep-secret' });
+    expect(() => custos.middleware({ event: () => event('acme', 'x', {}), onDenied: 403 as never })).toThrow('option `onDenied` must be a function');
+  });
+
   it('answers 503 when Custos cannot be asked, without telling why', async () => {
     await startApp();
     await pdp.stop();

@@ -61,7 +61,16 @@ describe('AuthZEN interoperability: a document-sharing app', () => {
     const decision = answer.body as AuthZenDecision;
     expect(decision.decision).toBe(row.decision);
     expect(modifiersOf(decision)).toEqual(row.modifiers ?? []);
-    expect(decision.context).toMatchObject({ decision_id: expect.stringMatching(/^urn:decision:/) as unknown, policy_revision: revision, delay_ms: 0 });
+    // The id and revision travel in headers; a context comes only with something to act on (here: modifiers).
+    expect(answer.headers.get(HEADERS.decisionId)).toMatch(/^urn:decision:[0-9a-f-]{36}$/);
+    expect(answer.headers.get(HEADERS.policyRevision)).toBe(String(revision));
+    expect(decision).toEqual(row.modifiers === undefined ? { decision: row.decision } : { decision: row.decision, context: { modifiers: expect.any(Array) as unknown, delay_ms: 0 } });
+  });
+
+  it('denies an action no policy of the app mentions, as AuthZEN peers do', async () => {
+    const answer = await ask(AUTHZEN_PATHS.evaluation, { subject: user('olivia'), action: { name: 'archive' }, resource: PLAN });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual({ decision: false });
   });
 
   it('evaluations: the whole table in one request, entries replacing the top-level defaults', async () => {
@@ -118,14 +127,12 @@ describe('AuthZEN interoperability: a document-sharing app', () => {
     expect((all.body as { evaluations: AuthZenDecision[] }).evaluations.map((d) => d.decision)).toEqual([false, false, true, false]);
   });
 
-  it('answers false for a masked read to a PEP that says it cannot apply modifiers, and still tells it why', async () => {
-    const single = await ask(AUTHZEN_PATHS.evaluation, {
-      subject: user('rita'),
-      action: { name: 'read' },
-      resource: PLAN,
-      options: { custos_modifiers_supported: false },
-    });
-    expect(single.body).toMatchObject({ decision: false, context: { reason: 'modifiers_not_supported' } });
+  it('answers false for a masked read to a PEP that says it cannot apply modifiers, and tells it why when asked', async () => {
+    const masked = { subject: user('rita'), action: { name: 'read' }, resource: PLAN };
+    const bare = await ask(AUTHZEN_PATHS.evaluation, { ...masked, options: { custos_modifiers_supported: false } });
+    expect(bare.body).toEqual({ decision: false });
+    const single = await ask(AUTHZEN_PATHS.evaluation, { ...masked, options: { custos_modifiers_supported: false, custos_context: true } });
+    expect(single.body).toMatchObject({ decision: false, context: { reason: 'modifiers_not_supported', policy_revision: revision } });
     expect(modifiersOf(single.body as AuthZenDecision)).toEqual(['password $.properties.title']);
 
     const batch = await ask(AUTHZEN_PATHS.evaluations, {

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import {
   AUTHZEN_PATHS,
   ERROR_CODES,
+  HEADERS,
   MAX_BATCH_BYTES,
   MAX_EVENT_BYTES,
   MIN_REVISION_WAIT_MS,
@@ -10,6 +11,7 @@ import {
   accessEvaluationRequestSchema,
   accessEvaluationsRequestSchema,
   evaluationStops,
+  fullContextAsked,
   modifiersSupported,
   parseAuthZenRequest,
   prescanAuthZen,
@@ -19,7 +21,10 @@ import {
   type AccessEvaluationsRequest,
   type AccessEvaluationsResponse,
   type AuthZenDecision,
+  type AuthZenDefault,
+  type AuthorizationDecision,
 } from '@custos/contracts';
+import type { EngineDecision } from '@custos/policy-engine';
 import { compileValidator, foreignSolution, requestIdOf, type BodyValidator } from '@custos/service-kit';
 import type { Admitted } from '../admission';
 import { decideInOrder } from '../decision/in-order';
@@ -27,6 +32,11 @@ import { createDecisionLogger } from '../decision/log';
 import { countFailedBatch, recordBatch } from './batch-outcome';
 import { activeSetFor, answerFailure, decidingPrincipal, parseBatch, parseSingle, readJsonText, refusalProblem, writeDecisionAnswer } from './decision-request';
 import type { BatchHandler, BatchRouteDeps } from './events';
+
+export interface AuthZenRouteDeps extends BatchRouteDeps {
+  /** The answer for an action no deployed mechanism reacts to (`PDP_AUTHZEN_DEFAULT`); `deny` when absent. */
+  authzenDefault?: AuthZenDefault;
+}
 
 const validateEvaluation: BodyValidator<AccessEvaluationRequest> = compileValidator<AccessEvaluationRequest>(accessEvaluationRequestSchema);
 const validateEvaluations: BodyValidator<AccessEvaluationsRequest> = compileValidator<AccessEvaluationsRequest>(accessEvaluationsRequestSchema);
@@ -37,9 +47,11 @@ const validateEvaluations: BodyValidator<AccessEvaluationsRequest> = compileVali
  * (contracts' parseAuthZenRequest: each distinct object checked once, each evaluation within the single-call size,
  * docs/api.md "AuthZEN") and decided as POST /event decides it, in request order, against one active set. The whole
  * request is checked before anything is decided. A request identifier the PEP sends in `X-Request-ID` comes back
- * unchanged (§10.1.3).
+ * unchanged (§10.1.3). Unlike POST /event, an action no deployed mechanism reacts to answers the AuthZEN default (deny
+ * unless `PDP_AUTHZEN_DEFAULT=allow`), as AuthZEN PEPs expect; the answer carries a `context` only when the PEP must
+ * act on it or `options.custos_context` asks for it, and the decision ids go in the `Custos-Decision-Id` header.
  */
-export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: BatchHandler; evaluations: BatchHandler } {
+export function createAuthZenHandlers(deps: AuthZenRouteDeps): { evaluation: BatchHandler; evaluations: BatchHandler } {
   const { logger, metrics, verifier, policies, decider, admission } = deps;
   const decisionLog = createDecisionLogger(logger);
   const waitMs = deps.minRevisionWaitMs ?? MIN_REVISION_WAIT_MS;
@@ -74,13 +86,26 @@ export function createAuthZenHandlers(deps: BatchRouteDeps): { evaluation: Batch
         const active = await activeSetFor(req, policies, waitMs);
 
         const semantic = semanticOf(options);
-        const canApply = modifiersSupported(options);
-        const authzen = (answer: Parameters<typeof toAuthZenDecision>[0]): AuthZenDecision => toAuthZenDecision(answer, active.revision, canApply);
-        const decided = await decideInOrder(decider, active, events, { stopAfter: (answer) => evaluationStops(semantic, authzen(answer).decision), slices });
-        const decisions = decided.map((item) => authzen(item.answer));
+        const answerOptions = {
+          revision: active.revision,
+          defaultDecision: deps.authzenDefault ?? 'deny',
+          canApplyModifiers: modifiersSupported(options),
+          fullContext: fullContextAsked(options),
+        };
+        const authzen = (answer: AuthorizationDecision, decision: EngineDecision): AuthZenDecision =>
+          toAuthZenDecision(answer, { ...answerOptions, decided: decision.decided });
+        const decided = await decideInOrder(decider, active, events, {
+          stopAfter: (answer, decision) => evaluationStops(semantic, authzen(answer, decision).decision),
+          slices,
+        });
+        const decisions = decided.map((item) => authzen(item.answer, item.decision));
         const answer: AuthZenDecision | AccessEvaluationsResponse = parsed.value.single && decisions[0] !== undefined ? decisions[0] : { evaluations: decisions };
-        writeDecisionAnswer(res, JSON.stringify(answer), active.revision, answeredId);
-        recordBatch(decisionLog, metrics, decided, { route, requestId, clientId: principal.clientId, revision: active.revision, started });
+        const decisionIds = decided.map((item) => item.decisionId).join(', ');
+        writeDecisionAnswer(res, JSON.stringify(answer), active.revision, answeredId, { [HEADERS.decisionId]: decisionIds });
+        // The log and the metrics say what was answered where the AuthZEN default, not DEFAULT_DECISION, decided.
+        const byDefault = answerOptions.defaultDecision === 'allow';
+        const answered = decided.map((item) => (item.decision.decided ? item : { ...item, decision: { ...item.decision, allowed: byDefault } }));
+        recordBatch(decisionLog, metrics, answered, { route, requestId, clientId: principal.clientId, revision: active.revision, started });
       } catch (error) {
         const problem = answerFailure(req, res, error, logger, requestId, answeredId);
         if (problem === undefined) return;

@@ -63,7 +63,9 @@ export const authzenNote =
   'An `X-Request-ID` sent is answered unchanged (§10.1.3). Every evaluation is mapped onto a Custos event (docs/api.md, "AuthZEN"): ' +
   '`action.name` → `urn:action:<solution>:<name>` (a bare name needs a token of exactly one solution; otherwise send the whole URN), ' +
   '`subject`, `resource`, `action`, `context` → complex parameters of those names; `decision` is true iff the event is allowed (and, with ' +
-  '`options.custos_modifiers_supported: false`, carries no modifiers); `context` carries `decision_id`, `policy_revision`, `modifiers`, `delay_ms`.';
+  '`options.custos_modifiers_supported: false`, carries no modifiers; no modifier aims at another parameter); an action no deployed mechanism ' +
+  'reacts to is denied (`PDP_AUTHZEN_DEFAULT`). `context` is present only when the PEP must act on it (`modifiers`, `delay_ms`, ' +
+  '`unmatched_parameters`) or `options.custos_context: true` asks for it (then also `decision_id`, `policy_revision`, `reason`).';
 
 export const authzenParameters = [
   minRevisionParameter,
@@ -73,6 +75,10 @@ export const authzenParameters = [
 export const authzenHeaders = {
   [HEADERS.policyRevision]: policyRevisionHeader,
   'X-Request-ID': { description: 'the `X-Request-ID` sent, unchanged; one made up otherwise', schema: { type: 'string' } },
+  [HEADERS.decisionId]: {
+    description: 'the decision id (`urn:decision:…`, the key of the decision log); for `/access/v1/evaluations` the ids of the decisions in order, comma-separated',
+    schema: { type: 'string' },
+  },
 };
 
 export const DECIDE = [{ bearer: ['event:decide'] }];

@@ -136,15 +136,16 @@ export function answerFailure(
 }
 
 /**
- * Answers 200 with a JSON text, the revision that decided and the request id. Every header goes in one writeHead:
- * a header set before with setHeader would send node's writeHead down its slower merging path.
+ * Answers 200 with a JSON text, the revision that decided, the request id and any `extra` headers. Every header goes
+ * in one writeHead: a header set before with setHeader would send node's writeHead down its slower merging path.
  */
-export function writeDecisionAnswer(res: ServerResponse, text: string, revision: number, requestId: string): void {
+export function writeDecisionAnswer(res: ServerResponse, text: string, revision: number, requestId: string, extra?: Record<string, string>): void {
   res.writeHead(200, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(text),
     [HEADERS.policyRevision]: String(revision),
     [HEADERS.requestId]: requestId,
+    ...extra,
   });
   res.end(text);
 }

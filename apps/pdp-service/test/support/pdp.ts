@@ -38,6 +38,8 @@ export interface PdpOptions {
   clock?: TestClock;
   timeZone?: string;
   defaultDecision?: 'allow' | 'inhibit';
+  /** PDP_AUTHZEN_DEFAULT (the pdp's default, `deny`, when absent). */
+  authzenDefault?: 'deny' | 'allow';
   /** Share another harness's database and NATS prefix (a second replica). */
   database?: TestDatabase;
   pap?: FakePap;
@@ -101,6 +103,7 @@ function testConfig(options: PdpOptions, database: TestDatabase, prefix: string)
     PDP_REPLICA_ID: options.replicaId ?? 'pdp-test',
     POLICY_TIMEZONE: options.timeZone ?? 'UTC',
     DEFAULT_DECISION: options.defaultDecision ?? 'allow',
+    PDP_AUTHZEN_DEFAULT: options.authzenDefault,
     // The stubs listen on loopback (jest.config.js allows it for every pdp of these tests).
     PDP_CALL_ALLOW: process.env.PDP_CALL_ALLOW,
   });
