@@ -69,7 +69,7 @@ USER node
 # pdp 8080 (PDP_PORT), pap 8081 (PAP_PORT), auth 8082 (AUTH_PORT)
 EXPOSE 8080 8081 8082
 # Asks /health/ready of whichever service this container runs.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 CMD ["node", "healthcheck.js"]
+HEALTHCHECK --interval=10s --timeout=10s --start-period=30s --retries=3 CMD ["node", "healthcheck.js"]
 # SIGTERM drains: readiness turns 503, the listener closes, requests in flight are answered, then the process ends.
 STOPSIGNAL SIGTERM
 CMD ["node", "apps/pdp-service/dist/main.js"]

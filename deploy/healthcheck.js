@@ -12,9 +12,12 @@ async function check() {
   for (const port of ports) {
     let response;
     try {
-      response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(2500) });
-    } catch {
-      continue; // nothing listens on this port: the container runs another service
+      response = await fetch(`http://127.0.0.1:${port}/health/ready`, { signal: AbortSignal.timeout(8000) });
+    } catch (error) {
+      // Nothing listens on this port: the container runs another service.
+      if (error && error.cause && error.cause.code === 'ECONNREFUSED') continue;
+      process.stderr.write(`port ${port}: ${error && error.name === 'TimeoutError' ? 'no answer in 8 s' : String(error)}\n`);
+      return 1;
     }
     if (response.status === 200) return 0;
     process.stderr.write(`port ${port}: /health/ready answered ${response.status}\n`);

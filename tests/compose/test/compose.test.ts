@@ -68,8 +68,13 @@ describe('docker-compose.yml, run for real', () => {
 
   const runningPdps = async () => (await listContainers(project.name, 'pdp')).filter((container) => container.State === 'running');
 
-  const expectNoFailures = (report: LoadReport, atLeast: number) => {
-    expect(report.failures).toEqual([]);
+  const expectNoFailures = async (report: LoadReport, atLeast: number) => {
+    if (report.failures.length > 0) {
+      // What the gateway said about them: which upstream, which error.
+      const { stdout } = await project.compose(['logs', '--no-color', '--tail', '400', 'gateway']);
+      const gatewayErrors = stdout.split('\n').filter((line) => /\[(error|warn)\]/.test(line));
+      expect({ failures: report.failures, gatewayErrors }).toEqual({ failures: [], gatewayErrors });
+    }
     expect(report.succeeded).toBe(report.sent);
     expect(report.sent).toBeGreaterThanOrEqual(atLeast);
   };
@@ -125,7 +130,7 @@ describe('docker-compose.yml, run for real', () => {
     // SIGTERM drained it: it ended by itself (exit 0), not by the SIGKILL after the grace period (137).
     expect(stopped.State).toMatchObject({ Running: false, ExitCode: 0 });
     expect(await runningPdps()).toHaveLength(2);
-    expectNoFailures(report, 400);
+    await expectNoFailures(report, 400);
   });
 
   it('adds a fourth pdp under load, which follows the deployed set and takes decisions from the gateway', async () => {
@@ -170,7 +175,7 @@ describe('docker-compose.yml, run for real', () => {
       },
       { timeoutMs: 60_000, intervalMs: 2_000, what: `an /event request answered by ${address}` },
     );
-    expectNoFailures(await load.stop(), 50);
+    await expectNoFailures(await load.stop(), 50);
   });
 
   it('rides out a NATS restart and a restart of both paps: changes still reach every pdp, decisions never stop', async () => {
@@ -194,7 +199,7 @@ describe('docker-compose.yml, run for real', () => {
     const masked = await decideAnn(deployed);
     expect(maskedAnn(masked, await masked.json())).toBeUndefined();
 
-    expectNoFailures(await load.stop(), 100);
+    await expectNoFailures(await load.stop(), 100);
   });
 
   it('ends with down -v: no container and no volume of the project left', async () => {

@@ -1,6 +1,7 @@
 /** One decision request's outcome, as the load generator saw it. */
 export interface Outcome {
-  ok: boolean;
+  /** When the request was sent, in ms since the load started. */
+  atMs: number;
   status: number | undefined;
   detail: string;
 }
@@ -26,6 +27,7 @@ export function steadyLoad(
   let stopped = false;
 
   const one = async () => {
+    const atMs = Date.now() - startedAt;
     let status: number | undefined;
     try {
       const response = await request();
@@ -39,9 +41,9 @@ export function steadyLoad(
       }
       const wrong = check(response, body);
       if (wrong === undefined) report.succeeded += 1;
-      else report.failures.push({ ok: false, status, detail: wrong });
+      else report.failures.push({ atMs, status, detail: wrong });
     } catch (error) {
-      report.failures.push({ ok: false, status, detail: error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error) });
+      report.failures.push({ atMs, status, detail: error instanceof Error ? `${error.message} ${String(error.cause ?? '')}` : String(error) });
     }
   };
 
