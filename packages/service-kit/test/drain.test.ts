@@ -1,6 +1,6 @@
 import { createServer, request, type Server } from 'node:http';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { drainServer } from '../src/lifecycle';
+import { drainServer } from '@custos/service-kit';
 
 /** Sends a raw HTTP/1.1 request on an open socket and resolves with the whole answer once the server closes it. */
 function rawRequest(socket: Socket, path: string): Promise<string> {

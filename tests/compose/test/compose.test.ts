@@ -42,10 +42,11 @@ describe('docker-compose.yml, run for real', () => {
     return Number(response.headers.get('policy-revision'));
   };
 
-  const decideAnn = (minRevision: number) =>
+  /** A decision for Ann, as a PEP asks: without `Min-Policy-Revision` unless a test waits for a change. */
+  const decideAnn = (minRevision?: number) =>
     gateway('/event', {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', 'Min-Policy-Revision': String(minRevision) },
+      headers: { 'Content-Type': 'application/json', ...(minRevision === undefined ? {} : { 'Min-Policy-Revision': String(minRevision) }) },
       body: JSON.stringify(ANN),
     });
 
@@ -64,6 +65,11 @@ describe('docker-compose.yml, run for real', () => {
     const response = await gateway('/ws/replicas');
     const body = (await response.json()) as { revision: number; replicas: Array<{ replica: string; revision: number | null; ready: boolean; stale: boolean }> };
     return body.replicas.filter((replica) => !replica.stale);
+  };
+
+  const answerOf = async (pending: Promise<Response>): Promise<[Response, unknown]> => {
+    const response = await pending;
+    return [response, await response.json()];
   };
 
   const runningPdps = async () => (await listContainers(project.name, 'pdp')).filter((container) => container.State === 'running');
@@ -115,10 +121,17 @@ describe('docker-compose.yml, run for real', () => {
 
   it('keeps deciding through the gateway while a pdp container stops, losing no decision', async () => {
     revision = await change('deploy');
+    await waitFor(async () => maskedAnn(...(await answerOf(decideAnn(revision)))) === undefined, { what: 'the deployed policy' });
     const before = await runningPdps();
     expect(before).toHaveLength(3);
+    await waitFor(async () => (await replicas()).filter((replica) => replica.revision === revision).length === 3, {
+      timeoutMs: 60_000,
+      intervalMs: 500,
+      what: 'every pdp at the deployed revision',
+    });
 
-    const load = steadyLoad(() => decideAnn(revision), maskedAnn);
+    // Plain decisions, as a PEP asks for them: no Min-Policy-Revision to hide a replica without the set.
+    const load = steadyLoad(() => decideAnn(), maskedAnn);
     await waitFor(() => load.sent() >= 100, { timeoutMs: 60_000, what: '100 decisions before the stop' });
     const victim = before[1]!;
     await stopContainer(victim.Id, 20);
@@ -135,7 +148,7 @@ describe('docker-compose.yml, run for real', () => {
 
   it('adds a fourth pdp under load, which follows the deployed set and takes decisions from the gateway', async () => {
     const known = new Set((await listContainers(project.name, 'pdp')).map((container) => container.Id));
-    const load = steadyLoad(() => decideAnn(revision), maskedAnn);
+    const load = steadyLoad(() => decideAnn(), maskedAnn);
     await waitFor(() => load.sent() >= 50, { timeoutMs: 60_000, what: 'decisions before the scale-up' });
 
     // The stopped one starts again, and one more is made.
