@@ -16,6 +16,8 @@ export interface PdpConfig extends CommonConfig {
   timeZone: string;
   /** Periodic snapshot check (architecture.md §2: at most 30 s). */
   resyncIntervalMs: number;
+  /** How long a starting replica waits for its first policy set before it listens anyway (0: it listens at once). */
+  startWaitMs: number;
   /** Names this replica in /status, logs and snapshot requests. */
   replicaId: string;
   history: HistoryConfig;
@@ -102,6 +104,7 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     authzenDefault: readChoice(env, 'PDP_AUTHZEN_DEFAULT', AUTHZEN_DEFAULTS, 'deny'),
     timeZone: validTimeZone(readOptional(env, 'POLICY_TIMEZONE') ?? 'UTC'),
     resyncIntervalMs: readInteger(env, 'PDP_RESYNC_INTERVAL_MS', 30_000, 100, 30_000),
+    startWaitMs: readInteger(env, 'PDP_START_WAIT_MS', 0, 0, 600_000),
     replicaId,
     history: readHistoryConfig(env),
     pip: {

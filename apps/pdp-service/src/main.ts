@@ -15,6 +15,11 @@ export async function start(env: Env): Promise<RunningPdp> {
   const logger = createLogger(SERVICE_NAME, config.logLevel);
   try {
     const pdp = await composePdp(config, { logger });
+    // Behind a gateway that finds replicas by name, a new one gets requests as soon as it listens; before its first
+    // policy set it could only answer 503 (PDP_START_WAIT_MS, set in docker-compose.yml).
+    if (config.startWaitMs > 0 && !(await pdp.follower.waitForRevision(0, config.startWaitMs))) {
+      logger.warn({ waitedMs: config.startWaitMs }, 'no policy set yet; listening anyway (503 until one is active)');
+    }
     return { ...pdp, server: await pdp.listen() };
   } catch (error) {
     // What was logged comes out before the line that says why the start failed.

@@ -9,6 +9,7 @@ describe('readPdpConfig', () => {
       authzenDefault: 'deny',
       timeZone: 'UTC',
       resyncIntervalMs: 30_000,
+      startWaitMs: 0,
       replicaId: 'box:8080',
       natsUrl: 'nats://127.0.0.1:4222',
       natsPrefix: 'custos',
@@ -26,10 +27,11 @@ describe('readPdpConfig', () => {
         POLICY_TIMEZONE: 'Europe/Berlin',
         PDP_RESYNC_INTERVAL_MS: '500',
         PDP_REPLICA_ID: 'pdp-2',
+        PDP_START_WAIT_MS: '60000',
       },
       'box',
     );
-    expect(config).toMatchObject({ port: 9090, defaultDecision: 'inhibit', authzenDefault: 'allow', timeZone: 'Europe/Berlin', resyncIntervalMs: 500, replicaId: 'pdp-2' });
+    expect(config).toMatchObject({ port: 9090, defaultDecision: 'inhibit', authzenDefault: 'allow', timeZone: 'Europe/Berlin', resyncIntervalMs: 500, startWaitMs: 60_000, replicaId: 'pdp-2' });
     expect(readPdpConfig({ PDP_PORT: '9091' }, 'box').replicaId).toBe('box:9091');
   });
 

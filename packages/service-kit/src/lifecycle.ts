@@ -1,4 +1,5 @@
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import { Server as NetServer } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { ERROR_CODES, PROBLEM_CONTENT_TYPE, problemType } from '@custos/contracts';
 import type { Logger } from './observability/logger';
@@ -44,19 +45,38 @@ export function listen(server: Server, port: number, host = '0.0.0.0'): Promise<
 }
 
 /**
- * Graceful shutdown on SIGTERM/SIGINT: stop accepting, let in-flight requests finish (bounded),
- * then run the closers (NATS, pools, loggers) in order.
+ * Stops `server` without losing a request: the listener closes at once (a gateway's next connection attempt is
+ * refused, and it tries another replica), every response from then on says `Connection: close`, and requests in
+ * flight are answered. Kept-alive connections between two requests are closed only after `idleGraceMs`: a client
+ * may be sending its next request on one right now, and a connection closed under it loses a request the client
+ * cannot safely resend (a POST); within the grace that request is answered, and the connection then closed. Past
+ * `graceMs`, whatever is left is cut.
+ */
+export async function drainServer(server: Server, { graceMs = 10_000, idleGraceMs = 1_000 } = {}): Promise<void> {
+  server.prependListener('request', (_req: IncomingMessage, res: ServerResponse) => res.setHeader('Connection', 'close'));
+  // net's close, not http's: http's server.close() also closes every kept-alive connection between requests at
+  // once (node ≥ 19). net's stops listening and calls back when the last connection is gone.
+  const closed = new Promise<void>((resolve) => NetServer.prototype.close.call(server, () => resolve()));
+  const idle = setTimeout(() => server.closeIdleConnections(), idleGraceMs);
+  const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+  try {
+    await closed;
+  } finally {
+    clearTimeout(idle);
+    clearTimeout(cut);
+  }
+}
+
+/**
+ * Graceful shutdown on SIGTERM/SIGINT: drain the server (`drainServer`, bounded by `graceMs`), then run the closers
+ * (NATS, pools, loggers) in order.
  */
 export function installShutdown(server: Server, logger: Logger, closers: Closer[], graceMs = 10_000): () => Promise<void> {
   let stopping: Promise<void> | undefined;
   const stop = () => {
     stopping ??= (async () => {
       logger.info('shutting down');
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const timer = setTimeout(() => server.closeAllConnections(), graceMs);
-      await closed;
-      clearTimeout(timer);
+      await drainServer(server, { graceMs });
       for (const close of closers) {
         try {
           await close();

@@ -1,0 +1,53 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { repoRoot } from '@custos/test-kit';
+
+const run = promisify(execFile);
+
+/** `docker-compose` (Compose 1.x, as Debian ships it) unless COMPOSE_COMMAND names another, e.g. `docker compose`. */
+function composeCommand(): [string, string[]] {
+  const [command, ...args] = (process.env.COMPOSE_COMMAND ?? 'docker-compose').split(' ');
+  if (command === undefined || command === '') throw new Error('COMPOSE_COMMAND is empty');
+  return [command, args];
+}
+
+export interface ComposeProject {
+  name: string;
+  gatewayUrl: string;
+  /** Runs compose with this project's name, file and environment; resolves with its output. */
+  compose: (args: string[], timeoutMs?: number) => Promise<{ stdout: string; stderr: string }>;
+}
+
+/**
+ * A compose project of the repository's docker-compose.yml under a name of its own, with the environment a user
+ * would put in .env (the README's admin client, a fresh operator key) and the gateway on `gatewayPort`. The user's
+ * own .env is not read: the file is named explicitly and every variable the file needs is set here.
+ */
+export function composeProject(gatewayPort: number): ComposeProject {
+  const name = `custos-compose-${randomBytes(3).toString('hex')}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    COMPOSE_PROJECT_NAME: name,
+    GATEWAY_PORT: String(gatewayPort),
+    AUTH_KEY_ENCRYPTION_KEY: randomBytes(32).toString('base64'),
+    BOOTSTRAP_CLIENT_ID: 'admin',
+    BOOTSTRAP_CLIENT_SECRET: 'change-me-now-0123',
+    POSTGRES_PASSWORD: randomBytes(12).toString('hex'),
+    LOG_LEVEL: 'warn',
+  };
+  const [command, prefix] = composeCommand();
+  const file = path.join(repoRoot(), 'docker-compose.yml');
+  return {
+    name,
+    gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
+    compose: (args, timeoutMs = 300_000) =>
+      run(command, [...prefix, '-f', file, '-p', name, ...args], {
+        cwd: repoRoot(),
+        env,
+        timeout: timeoutMs,
+        maxBuffer: 64 * 1024 * 1024,
+      }),
+  };
+}
