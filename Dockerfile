@@ -33,6 +33,7 @@ COPY tests/system/package.json           tests/system/
 COPY tests/security/package.json         tests/security/
 COPY tests/browser/package.json          tests/browser/
 COPY tests/compose/package.json          tests/compose/
+COPY tests/packages/package.json         tests/packages/
 # The npm release the project pins in "packageManager" (the image ships an older one).
 RUN npm install -g "$(node -p "require('./package.json').packageManager")" \
  && npm ci
