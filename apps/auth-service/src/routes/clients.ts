@@ -4,7 +4,6 @@ import {
   createClientSchema,
   ERROR_CODES,
   MAX_CLIENT_DESCRIPTION,
-  MAX_CLIENT_SOLUTIONS,
   SCOPES,
   type CreateClientBody,
 } from '@custos/contracts';

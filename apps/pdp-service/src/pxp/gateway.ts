@@ -13,7 +13,7 @@ import {
   type PxpOutcome,
 } from './gateway-types';
 
-export { IDEMPOTENCY_HEADER, type DurableExecutionOptions, type ExecutionContext, type PxpGatewayOptions, type PxpOutcome } from './gateway-types';
+export { type DurableExecutionOptions, type ExecutionContext, type PxpGatewayOptions, type PxpOutcome } from './gateway-types';
 
 /** Longest wait between two attempts, however many were made. */
 const MAX_BACKOFF_MS = 60_000;
