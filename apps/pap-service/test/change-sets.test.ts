@@ -126,6 +126,10 @@ test('every item needs a solution the token covers, and the body is bounded', as
   expect(unknownOp.status).toBe(400);
   expect(unknownOp.body.errors[0].path).toMatch(/changes.*0/);
   expect((await changes({ changes: [] })).status).toBe(400);
+  const shapeOnly = await changes({ changes: [{ op: 'deploy', kind: 'timer' }, { op: 'add', kind: 'policy' }, { op: 'revoke', kind: 'policy', id: A, xml: '<policy/>' }] });
+  expect(shapeOnly.status).toBe(400);
+  expect(shapeOnly.body.code).toBe('invalid_request');
+  expect(shapeOnly.body.errors.map((error: { path: string }) => error.path)).toEqual(['changes[0].id', 'changes[1].xml', 'changes[2].xml']);
   expect(await dump(h.pool)).toEqual(before);
 });
 

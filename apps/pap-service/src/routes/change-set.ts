@@ -4,7 +4,7 @@ import { DOCUMENT_BODY_LIMIT, type DocumentKind } from '../documents/kind';
 import { POLICY_KIND } from '../documents/policy-kind';
 import { TIMER_KIND } from '../documents/timer-kind';
 import { applyChangeSet, ChangeSetConflict, type StagedChange } from '../store/change-set';
-import type { DocumentMetadata, DocumentStore } from '../store/documents';
+import type { DocumentMetadata } from '../store/documents';
 import { papRoute, type RouteContext } from './context';
 import { common, problem, REVISION_HEADER } from './responses';
 
@@ -50,10 +50,12 @@ export const applyChanges = papRoute({
     const principal = principalOf(res);
     const staged: StagedChange[] = [];
     const errors: ProblemError[] = [];
+    let documentRefused = false;
     for (const [index, item] of body.changes.entries()) {
       const outcome = stage(item, `changes[${index}]`, deps);
       if ('errors' in outcome) {
         errors.push(...outcome.errors);
+        documentRefused ||= outcome.documentRefused;
         continue;
       }
       // Before anything of another solution is confirmed to exist, as on the single routes.
@@ -61,47 +63,47 @@ export const applyChanges = papRoute({
       staged.push(outcome.change);
     }
     if (errors.length > 0) {
-      const invalidXml = errors.some((error) => error.line !== undefined || error.path?.endsWith('.xml') === true);
-      throw problems.badRequest(invalidXml ? ERROR_CODES.invalidPolicy : ERROR_CODES.invalidRequest, `the change set is not valid: ${errors.length} problem${errors.length === 1 ? '' : 's'}; nothing was changed`, errors);
+      const code = documentRefused ? ERROR_CODES.invalidPolicy : ERROR_CODES.invalidRequest;
+      throw problems.badRequest(code, `the change set is not valid: ${errors.length} problem${errors.length === 1 ? '' : 's'}; nothing was changed`, errors);
     }
-    let outcome;
-    try {
-      outcome = await applyChangeSet(deps.pool, deps.onDeployedSetChange, staged);
-    } catch (error) {
+    const outcome = await applyChangeSet(deps.pool, deps.onDeployedSetChange, staged).catch((error: unknown) => {
       if (!(error instanceof ChangeSetConflict)) throw error;
       const code = error.status === 404 ? ERROR_CODES.notFound : ERROR_CODES.conflict;
       throw new HttpProblem(error.status, code, `${error.message}; nothing was changed`, [{ message: error.message, path: `changes[${error.index}]` }]);
-    }
+    });
     res.setHeader(HEADERS.policyRevision, String(outcome.revision));
     res.status(200).json(outcome);
   },
 });
 
-type Staging = { change: StagedChange; solution: string } | { errors: ProblemError[] };
+/** An item ready to apply, or its problems; `documentRefused` when its XML is what was refused (`invalid_policy`). */
+type Staging = { change: StagedChange; solution: string } | { errors: ProblemError[]; documentRefused: boolean };
+
+const malformed = (message: string, path: string): Staging => ({ errors: [{ message, path }], documentRefused: false });
 
 /** One item checked without touching the database: its XML read completely, its id well formed and of its kind. */
 function stage(item: ChangeSetItem, path: string, deps: RouteContext): Staging {
   const kind = KINDS[item.kind];
-  const store = deps.storeOf(kind) as DocumentStore<DocumentMetadata>;
+  const store = deps.storeOf(kind);
   if (item.op === 'add' || item.op === 'replace') {
-    if (item.xml === undefined) return { errors: [{ message: `\`${item.op}\` needs the ${item.kind} in \`xml\``, path: `${path}.xml` }] };
-    if (Buffer.byteLength(item.xml) > DOCUMENT_BODY_LIMIT) return { errors: [{ message: `the ${item.kind} exceeds ${DOCUMENT_BODY_LIMIT} bytes`, path: `${path}.xml` }] };
+    if (item.xml === undefined) return malformed(`\`${item.op}\` needs the ${item.kind} in \`xml\``, `${path}.xml`);
+    if (Buffer.byteLength(item.xml) > DOCUMENT_BODY_LIMIT) return malformed(`the ${item.kind} exceeds ${DOCUMENT_BODY_LIMIT} bytes`, `${path}.xml`);
     let record;
     try {
       record = kind.validate(item.xml);
     } catch (error) {
       if (!(error instanceof HttpProblem)) throw error;
       const located = (error.errors ?? [{ message: error.detail }]).map((problem) => ({ ...problem, path: `${path}.xml` }));
-      return { errors: located };
+      return { errors: located, documentRefused: true };
     }
     if (item.id !== undefined && item.id !== record.id) {
-      return { errors: [{ message: `the ${item.kind} id \`${record.id}\` in \`xml\` differs from \`${item.id}\``, path: `${path}.id` }] };
+      return { errors: [{ message: `the ${item.kind} id \`${record.id}\` in \`xml\` differs from \`${item.id}\``, path: `${path}.id` }], documentRefused: true };
     }
     return { change: { op: item.op, store, record }, solution: record.solution };
   }
-  if (item.xml !== undefined) return { errors: [{ message: `\`${item.op}\` takes no \`xml\``, path: `${path}.xml` }] };
-  if (item.id === undefined) return { errors: [{ message: `\`${item.op}\` needs the ${item.kind} \`id\``, path: `${path}.id` }] };
+  if (item.xml !== undefined) return malformed(`\`${item.op}\` takes no \`xml\``, `${path}.xml`);
+  if (item.id === undefined) return malformed(`\`${item.op}\` needs the ${item.kind} \`id\``, `${path}.id`);
   const parsed = parseUrn(item.kind, item.id);
-  if (!parsed) return { errors: [{ message: `\`${item.id}\` is not a ${item.kind} id; expected \`urn:${item.kind}:<solution>:<name>\``, path: `${path}.id` }] };
+  if (!parsed) return malformed(`\`${item.id}\` is not a ${item.kind} id; expected \`urn:${item.kind}:<solution>:<name>\``, `${path}.id`);
   return { change: { op: item.op, store, id: item.id }, solution: parsed.solution };
 }
