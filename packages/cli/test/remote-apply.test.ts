@@ -161,6 +161,15 @@ describe('custos apply', () => {
     expect(pap.documents.has('urn:policy:acme:b')).toBe(false);
   });
 
+  it('refuses a plan longer than one change set before sending anything', async () => {
+    await start();
+    for (let i = 0; i < 101; i += 1) await put(`p${i}.xml`, policyXml(`urn:policy:acme:p${i}`));
+    const run = await apply('--yes');
+    expect(run.code).toBe(2);
+    expect(run.err).toBe('error: the plan has 202 steps, more than the 200 of one change set; nothing changed; apply the directory in parts\n');
+    expect(changes()).toEqual([]);
+  });
+
   it('says that nothing changed when the pap refuses the change set, naming the step it refused', async () => {
     await start();
     await put('a.xml', policyXml('urn:policy:acme:a'));

@@ -1,7 +1,7 @@
-import type { ChangeSet } from '@custos/contracts';
+import { MAX_CHANGE_SET_ITEMS, type ChangeSet } from '@custos/contracts';
 import { revisionOf, type Api } from './api';
 import type { RemoteContext } from './context';
-import { REMOTE_EXIT, RefusedFailure, TransportFailure } from './failures';
+import { REMOTE_EXIT, RefusedFailure, TransportFailure, UsageFailure } from './failures';
 import { stepLine, type Step } from './plan';
 
 /** The change set of a plan: its steps in order, each with the text of its file for add and replace. */
@@ -33,6 +33,9 @@ function withSteps(lines: readonly string[], steps: readonly Step[]): string[] {
  * no half-applied state to report: either every step is done or none.
  */
 export async function runPlan(api: Api, steps: readonly Step[], context: RemoteContext): Promise<number> {
+  if (steps.length > MAX_CHANGE_SET_ITEMS) {
+    throw new UsageFailure(`the plan has ${steps.length} steps, more than the ${MAX_CHANGE_SET_ITEMS} of one change set; nothing changed; apply the directory in parts`);
+  }
   try {
     const answer = await api.pap('POST', '/ws/changes', { body: JSON.stringify(changeSetOf(steps)), contentType: 'application/json' });
     const revision = revisionOf(answer);
