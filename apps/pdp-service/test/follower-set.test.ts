@@ -92,6 +92,38 @@ describe('the active set beside the policies', () => {
     expect(activated.map((a) => a.revision)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
+  it('switches to every document of a `documents` change at its one revision', async () => {
+    const X = 'urn:policy:acme:x';
+    transport.state = { revision: 1, policies: [{ id: P, xml: limit }] };
+    await follower.start();
+    await at(1);
+    transport.emit({ revision: 2, type: 'documents', deploy: [{ id: X, xml: inhibitAll(X, 'urn:action:acme:y'), deployedAt: 2 }, { id: T, xml: timer }], revoke: [P] });
+    const second = await at(2);
+    expect(second.set.size).toBe(1);
+    expect(second.set.get(X)).toBeDefined();
+    expect(second.set.get(P)).toBeUndefined();
+    expect(second.deployments.get(X)).toBe(2);
+    expect([...second.timers.keys()]).toEqual([T]);
+    expect(second.history.plan('urn:action:acme:download')).toBeUndefined();
+    // Revision 1 went straight to revision 2: no set in between holds only some of the documents.
+    expect(activated.map((a) => a.revision)).toEqual([1, 2]);
+  });
+
+  it('takes none of a `documents` change when one of its documents does not compile', async () => {
+    const X = 'urn:policy:acme:x';
+    transport.state = { revision: 1, policies: [{ id: P, xml: limit }] };
+    await follower.start();
+    const first = await at(1);
+    const broken = timerXml('urn:timer:acme:broken', 'not cron', '<event action="urn:action:acme:tick"/>');
+    transport.emit({ revision: 2, type: 'documents', deploy: [{ id: X, xml: inhibitAll(X, 'urn:action:acme:y') }, { id: 'urn:timer:acme:broken', xml: broken }], revoke: [P] });
+    transport.emit({ revision: 3, type: 'component', component: pip });
+    await waitFor(() => transport.snapshotRequests >= 2, { what: 'a snapshot after the refused change' });
+    expect(follower.active).toBe(first);
+    expect(first.set.get(P)).toBeDefined();
+    expect(first.set.get(X)).toBeUndefined();
+    expect(first.timers.size).toBe(0);
+  });
+
   it('keeps the last good set when a timer does not read', async () => {
     transport.state = { revision: 1, policies: [] };
     await follower.start();

@@ -1,12 +1,15 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PROGRESS_BAR_FROM } from '../src/remote/apply-run';
 import { startStatefulPap, type StatefulPap, type StoredDocument } from './remote-support/stateful-pap';
 import { loggedIn, runCli, tempConfig } from './remote-support/run-cli';
 
-const policyXml = (id: string, body = '') => `<policy xmlns="http://www.mydata-control.de/4.0/mydataLanguage" id="${id}">${body}</policy>\n`;
-const timerXml = (id: string) => `<timer xmlns="http://www.mydata-control.de/4.0/mydataLanguageTimer" id="${id}" cron="0 0 2 * * ?"/>\n`;
+/** A valid policy of the id's solution; `action` tells two texts of one policy apart. */
+const policyXml = (id: string, action = 'print') =>
+  `<policy xmlns="http://www.mydata-control.de/4.0/mydataLanguage" xmlns:constant="http://www.mydata-control.de/4.0/constant" id="${id}">` +
+  `<mechanism event="urn:action:${id.split(':')[2] ?? ''}:${action}"><if><constant:true/><then><inhibit/></then></if></mechanism></policy>\n`;
+const timerXml = (id: string) =>
+  `<timer xmlns="http://www.mydata-control.de/4.0/mydataLanguageTimer" id="${id}" cron="0 0 2 * * ?"><event action="urn:action:${id.split(':')[2] ?? ''}:tick"/></timer>\n`;
 
 describe('custos apply', () => {
   let pap: StatefulPap;
@@ -66,8 +69,18 @@ describe('custos apply', () => {
 
     const done = await apply('--yes');
     expect(done.code).toBe(0);
-    // The replace of a deployed policy, three deploys and a revoke each move the revision: 5 in all.
-    expect(done.out).toBe([...plan, ...plan.slice(0, 7).map((line) => `done    ${line}`), 'applied 7 steps (policy revision 5)', ''].join('\n'));
+    // The replace of a deployed policy, three deploys and a revoke: one change set, one revision.
+    expect(done.out).toBe([...plan, 'applied 7 steps as one change (policy revision 1)', ''].join('\n'));
+    expect(changes().map((request) => `${request.method} ${request.url}`)).toEqual(['POST /ws/changes']);
+    expect((JSON.parse(changes()[0]!.body) as { changes: Array<{ op: string; id: string }> }).changes.map((c) => `${c.op} ${c.id}`)).toEqual([
+      'add urn:policy:acme:new',
+      'add urn:timer:acme:tick',
+      'replace urn:policy:acme:changed',
+      'deploy urn:policy:acme:idle',
+      'deploy urn:policy:acme:new',
+      'deploy urn:timer:acme:tick',
+      'revoke urn:policy:acme:stale',
+    ]);
     expect(pap.documents.get('urn:policy:acme:changed')).toEqual({ xml: policyXml('urn:policy:acme:changed', 'new'), deployed: true });
     expect(pap.documents.get('urn:timer:acme:tick')).toEqual({ xml: timerXml('urn:timer:acme:tick'), deployed: true });
     expect(pap.documents.get('urn:policy:acme:stale')?.deployed).toBe(false);
@@ -128,63 +141,53 @@ describe('custos apply', () => {
     expect(await runCli(['apply', missing], { env: config.env })).toMatchObject({ code: 2, err: `error: cannot read \`${missing}\`: no such directory\n` });
   });
 
-  it('stops at the first failure and says what was done, what failed and why, and what was not done', async () => {
+  it('changes nothing when a file of the directory does not pass the offline check, and locates the problem', async () => {
+    await start({ 'urn:policy:acme:a': { xml: policyXml('urn:policy:acme:a'), deployed: false } });
+    await put('a.xml', policyXml('urn:policy:acme:a'));
+    await put('b.xml', policyXml('urn:policy:acme:b'));
+    await put('owner-delete.xml', policyXml('urn:policy:acme:owner-delete').replace('</mechanism>', ''));
+    await put('late.xml', timerXml('urn:timer:acme:late').replace('0 0 2 * * ?', 'not cron'));
+    const run = await apply('--yes');
+    expect(run.code).toBe(2);
+    expect(run.out).toBe('');
+    const lines = run.err.trimEnd().split('\n');
+    expect(lines[0]).toBe('error: the directory cannot be applied:');
+    expect(lines.slice(1).every((line) => line.startsWith(`  ${path.join(dir, 'late.xml')}:`) || line.startsWith(`  ${path.join(dir, 'owner-delete.xml')}:`))).toBe(true);
+    expect(lines.some((line) => new RegExp(`^  ${path.join(dir, 'owner-delete.xml')}:\\d+:\\d+: `).test(line))).toBe(true);
+    expect(lines.some((line) => line.startsWith(`  ${path.join(dir, 'late.xml')}:`))).toBe(true);
+    // Checked before the plan: the pap was not even asked what it has.
+    expect(pap.requests).toEqual([]);
+    expect(pap.documents.get('urn:policy:acme:a')?.deployed).toBe(false);
+    expect(pap.documents.has('urn:policy:acme:b')).toBe(false);
+  });
+
+  it('refuses a plan longer than one change set before sending anything', async () => {
+    await start();
+    for (let i = 0; i < 101; i += 1) await put(`p${i}.xml`, policyXml(`urn:policy:acme:p${i}`));
+    const run = await apply('--yes');
+    expect(run.code).toBe(2);
+    expect(run.err).toBe('error: the plan has 202 steps, more than the 200 of one change set; nothing changed; apply the directory in parts\n');
+    expect(changes()).toEqual([]);
+  });
+
+  it('says that nothing changed when the pap refuses the change set, naming the step it refused', async () => {
     await start();
     await put('a.xml', policyXml('urn:policy:acme:a'));
     await put('b.xml', policyXml('urn:policy:acme:b'));
-    pap.failOn('POST', '/ws/policy/urn:policy:acme:a/deploy');
+    pap.failOn('POST', '/ws/changes', 'changes[1].xml');
     const run = await apply('--yes');
     expect(run.code).toBe(1);
-    expect(run.out.split('\n').slice(-3)).toEqual([
-      `done    add     urn:policy:acme:a  (${path.join(dir, 'a.xml')})`,
-      `done    add     urn:policy:acme:b  (${path.join(dir, 'b.xml')})`,
-      '',
-    ]);
     expect(run.err).toBe(
       [
-        'failed  deploy  urn:policy:acme:a',
+        'the plan was refused; nothing changed',
         '  pap: the policy is not valid: 1 problem (400 invalid_policy)',
-        '    refused for the test',
-        '2 of 4 steps done (listed above)',
-        'not done:',
-        '  deploy  urn:policy:acme:a',
-        '  deploy  urn:policy:acme:b',
+        `    add urn:policy:acme:b (${path.join(dir, 'b.xml')}): refused for the test`,
         '',
       ].join('\n'),
     );
-    expect(pap.documents.get('urn:policy:acme:b')?.deployed).toBe(false);
-    // Applying again plans only what is left.
+    expect(pap.documents.size).toBe(0);
+    // Applying again plans all of it again.
     const rest = await apply();
-    expect(rest.out.split('\n').slice(0, 3)).toEqual(['deploy  urn:policy:acme:a', 'deploy  urn:policy:acme:b', 'plan: 0 to add, 0 to replace, 2 to deploy, 0 to revoke, 0 to remove']);
-  });
-
-  it('points into the file when the pap refuses a document it adds', async () => {
-    await start();
-    await put('a.xml', policyXml('urn:policy:acme:a'));
-    pap.failOn('POST', '/ws/policy');
-    const run = await apply('--yes');
-    expect(run.code).toBe(1);
-    expect(run.err.split('\n').slice(0, 2)).toEqual([`failed  add     urn:policy:acme:a  (${path.join(dir, 'a.xml')})`, `  ${path.join(dir, 'a.xml')}:2:3: refused for the test`]);
-  });
-
-  it('draws a progress bar instead of step lines on a terminal when the plan is long', async () => {
-    await start();
-    const count = Math.ceil(PROGRESS_BAR_FROM / 2);
-    for (let i = 0; i < count; i += 1) await put(`p${i}.xml`, policyXml(`urn:policy:acme:p${String(i).padStart(2, '0')}`));
-    const run = await runCli(['apply', dir, '--yes'], { env: config.env, tty: true });
-    expect(run.code).toBe(0);
-    expect(run.out).not.toContain('done    ');
-    expect(run.out).toContain(`applied ${count * 2} steps`);
-    expect(run.progress).toContain(`${count * 2}/${count * 2}`);
-    expect(pap.documents.size).toBe(count);
-  });
-
-  it('prints step lines when the output is no terminal, however long the plan', async () => {
-    await start();
-    const count = Math.ceil(PROGRESS_BAR_FROM / 2);
-    for (let i = 0; i < count; i += 1) await put(`p${i}.xml`, policyXml(`urn:policy:acme:p${i}`));
-    const run = await apply('--yes');
-    expect(run.out.split('\n').filter((line) => line.startsWith('done    '))).toHaveLength(count * 2);
-    expect(run.progress).toBe('');
+    expect(rest.out.split('\n').at(-3)).toBe('plan: 2 to add, 0 to replace, 2 to deploy, 0 to revoke, 0 to remove');
   });
 });

@@ -76,3 +76,18 @@ test('a token request sends form-encoded Basic credentials to pap, and reads an 
 test('an answer without a readable body is named by its status', () => {
   expect(apiErrorOf(502, 'Bad Gateway')).toMatchObject({ status: 502, message: 'the server answered 502', errors: [] });
 });
+
+test('a selection is deployed as one change set', async () => {
+  const { calls, fetchImpl } = recorder(() => new Response(JSON.stringify({ revision: 9, changed: true }), { headers: { 'Policy-Revision': '9' } }));
+  const answer = await new ConsoleApi('tok', fetchImpl).deployAll('timer', ['urn:timer:acme:a', 'urn:timer:acme:b']);
+  expect(answer).toEqual({ result: true, revision: 9 });
+  expect(calls).toHaveLength(1);
+  expect(calls[0]?.url).toBe('/ws/changes');
+  expect(calls[0]?.init?.method).toBe('POST');
+  expect(JSON.parse(String(calls[0]?.init?.body))).toEqual({
+    changes: [
+      { op: 'deploy', kind: 'timer', id: 'urn:timer:acme:a' },
+      { op: 'deploy', kind: 'timer', id: 'urn:timer:acme:b' },
+    ],
+  });
+});

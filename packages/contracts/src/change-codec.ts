@@ -1,5 +1,5 @@
 import { propagatedComponent } from './component-schema';
-import type { PolicyChange } from './nats';
+import type { DeployedPolicy, PolicyChange } from './nats';
 import { isRecord, isRevision, utf8Decoder, utf8Encoder, wireDocument } from './wire';
 
 /** Bytes kept free below the server's max payload for headers and framing, by every sender of the protocol. */
@@ -33,11 +33,23 @@ export function parseChange(message: string | Uint8Array): PolicyChange | string
       return typeof value.componentId === 'string'
         ? { revision, type, componentId: value.componentId }
         : `change ${revision}: \`componentId\` must be a string`;
+    case 'documents':
+      return documentsChange(revision, value);
     case 'resync':
       return { revision, type };
     default:
       return `change ${revision}: unknown type \`${String(type)}\``;
   }
+}
+
+/** A `documents` change: every deployed document readable and every revoked id a string, or none of it. */
+function documentsChange(revision: number, value: Record<string, unknown>): PolicyChange | string {
+  const invalid = `change ${revision}: \`deploy\` must be a list of documents and \`revoke\` a list of ids`;
+  if (!Array.isArray(value.deploy) || !Array.isArray(value.revoke)) return invalid;
+  const deploy = value.deploy.map(wireDocument);
+  const revoke: unknown[] = value.revoke;
+  if (deploy.some((document) => document === undefined) || revoke.some((id) => typeof id !== 'string')) return invalid;
+  return { revision, type: 'documents', deploy: deploy as DeployedPolicy[], revoke: revoke as string[] };
 }
 
 /** What goes on the wire for one change: its UTF-8 JSON, or a `resync` of its revision when that exceeds `maxBytes`. */
@@ -56,11 +68,19 @@ export function encodeChange(change: PolicyChange, maxBytes: number): EncodedCha
   const data = utf8Encoder.encode(JSON.stringify(change));
   if (data.length <= maxBytes) return { data, resync: false, bytes: data.length };
   if (change.type === 'deploy' && change.policy.tree !== undefined) {
-    const bareDocument = { ...change.policy };
-    delete bareDocument.tree;
-    const bare = utf8Encoder.encode(JSON.stringify({ ...change, policy: bareDocument }));
+    const bare = utf8Encoder.encode(JSON.stringify({ ...change, policy: withoutTree(change.policy) }));
+    if (bare.length <= maxBytes) return { data: bare, resync: false, bytes: bare.length };
+  }
+  if (change.type === 'documents' && change.deploy.some((document) => document.tree !== undefined)) {
+    const bare = utf8Encoder.encode(JSON.stringify({ ...change, deploy: change.deploy.map(withoutTree) }));
     if (bare.length <= maxBytes) return { data: bare, resync: false, bytes: bare.length };
   }
   const resync: PolicyChange = { revision: change.revision, type: 'resync' };
   return { data: utf8Encoder.encode(JSON.stringify(resync)), resync: true, bytes: data.length };
 }
+
+const withoutTree = (document: DeployedPolicy): DeployedPolicy => {
+  const bare = { ...document };
+  delete bare.tree;
+  return bare;
+};

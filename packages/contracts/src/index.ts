@@ -10,6 +10,7 @@ export * from './warnings';
 export * from './nats';
 export * from './schemas';
 export * from './client';
+export * from './change-set';
 export * from './schema-kit';
 export * from './event-codec';
 export * from './component-schema';

@@ -79,6 +79,9 @@ export const deployedDocument = ({ id, xml, tree, deployedAt }: DeployedPolicy):
  * - `component`: a PIP or PXP component registered or re-registered with a different body (PEPs do not travel:
  *   the pdp never calls them);
  * - `unregister`: a PIP or PXP component removed;
+ * - `documents`: several policies and timers deployed (`deploy`) and revoked (`revoke`) at the one revision, from a
+ *   change set (api.md §4): a receiver switches to all of them at once or to none. Senders use it only for two or
+ *   more documents; a receiver that does not know it ignores it, sees the gap and fetches a snapshot;
  * - `resync`: sent instead of any of the above when the message would be too large: receivers fetch a snapshot.
  */
 export type PolicyChange =
@@ -86,6 +89,7 @@ export type PolicyChange =
   | { revision: number; type: 'revoke'; policyId: string }
   | { revision: number; type: 'component'; component: Component }
   | { revision: number; type: 'unregister'; componentId: string }
+  | { revision: number; type: 'documents'; deploy: DeployedPolicy[]; revoke: string[] }
   | { revision: number; type: 'resync' };
 
 /**

@@ -152,6 +152,31 @@ describe('change messages', () => {
     expect(parseChange(lighter.data)).toEqual(change);
   });
 
+  it('reads a `documents` change with several documents, and drops their trees before falling back to resync', () => {
+    const documents: PolicyChange = {
+      revision: 9,
+      type: 'documents',
+      deploy: [
+        { id: 'urn:policy:acme:a', xml: '<policy/>', deployedAt: 9 },
+        { id: 'urn:timer:acme:t', xml: '<timer/>' },
+      ],
+      revoke: ['urn:policy:acme:old'],
+    };
+    expect(parseChange(encodeChange(documents, 1000).data)).toEqual(documents);
+    const withTree: PolicyChange = { ...documents, deploy: [{ ...documents.deploy[0]!, tree: { version: 1, pad: 'x'.repeat(500) } }, documents.deploy[1]!] };
+    const bare = Buffer.byteLength(JSON.stringify(documents));
+    const lighter = encodeChange(withTree, bare);
+    expect(lighter).toMatchObject({ resync: false, bytes: bare });
+    expect(parseChange(lighter.data)).toEqual(documents);
+    expect(parseChange(encodeChange(withTree, bare - 1).data)).toEqual({ revision: 9, type: 'resync' });
+  });
+
+  it('refuses a `documents` change with an unreadable document or id', () => {
+    for (const body of [{ deploy: [{ id: 'urn:policy:acme:a' }], revoke: [] }, { deploy: [], revoke: [5] }, { deploy: {}, revoke: [] }, { deploy: [] }]) {
+      expect(parseChange(JSON.stringify({ revision: 9, type: 'documents', ...body }))).toMatch(/`deploy` must be a list of documents/);
+    }
+  });
+
   it('refuses a `deployedAt` that is not a revision', () => {
     for (const deployedAt of [-1, 1.5, '5', null]) {
       const message = JSON.stringify({ revision: 8, type: 'deploy', policy: { id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt } });

@@ -246,6 +246,32 @@ describe('the web console on a real stack', () => {
     await browser.screenshot('09-timers');
   }, 60_000);
 
+  test('deploys a selection of timers together, as one revision', async () => {
+    const token = await adminToken();
+    const ids = ['urn:timer:acme:early', 'urn:timer:acme:late'];
+    for (const [index, id] of ids.entries()) {
+      const xml = `<timer xmlns="http://www.mydata-control.de/4.0/mydataLanguageTimer" id="${id}" cron="0 0 ${index + 3} * * ?"><event action="urn:action:acme:tick"/></timer>`;
+      const added = await fetch(`${stack.pap.url}/ws/timer`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/xml' }, body: xml });
+      expect(added.status).toBe(201);
+    }
+    const revisionOf = async () =>
+      ((await (await fetch(`${stack.pap.url}/ws/replicas`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { revision: number }).revision;
+    const before = await revisionOf();
+    // Away and back, so the list is read again.
+    await page.getByRole('link', { name: 'Policies' }).click();
+    await page.getByRole('link', { name: 'Timers' }).click();
+    for (const id of ids) await page.getByRole('checkbox', { name: `Select ${id}` }).check();
+    await page.getByRole('button', { name: 'Deploy selected (2)' }).click();
+    await page.getByText(`Deployed 2 timers at once at revision ${before + 1}`).waitFor();
+    await page.getByText('every replica (2) has it').waitFor({ timeout: 15_000 });
+    expect(await revisionOf()).toBe(before + 1);
+    for (const id of ids) {
+      const row = page.getByRole('row', { name: new RegExp(id) });
+      await waitFor(async () => !(await row.innerText()).includes('not deployed'), { what: `${id} shown deployed` });
+    }
+    expect(await page.getByRole('button', { name: 'Deploy selected (0)' }).isDisabled()).toBe(true);
+  }, 60_000);
+
   test('warns after registering a PIP the pdps would not call by default, and not after one they would', async () => {
     await page.getByRole('link', { name: 'Components' }).click();
     await page.getByRole('heading', { name: 'Register a component' }).waitFor();

@@ -156,6 +156,29 @@ const ATTEMPTS: Attempt[] = [
   { route: 'POST /ws/policy/{id}/revoke', send: (a, v, id) => call('POST', papUrl(`/ws/policy/${policyId(v, id)}/revoke`), { token: tokens[a] }) },
   { route: 'DELETE /ws/policy/{id}', send: (a, v, id) => call('DELETE', papUrl(`/ws/policy/${policyId(v, id)}`), { token: tokens[a] }) },
   { route: 'GET /ws/policy/{id}/status', send: (a, v, id) => call('GET', papUrl(`/ws/policy/${policyId(v, id)}/status`), { token: tokens[a] }) },
+  {
+    // The attacker's own valid item first: refused as a whole, nothing of its own is stored either.
+    route: 'POST /ws/changes (deploy and remove)',
+    send: (a, v, id) =>
+      call('POST', papUrl('/ws/changes'), {
+        token: tokens[a],
+        json: {
+          changes: [
+            { op: 'revoke', kind: 'policy', id: `urn:policy:${a}:deployed` },
+            { op: 'deploy', kind: 'policy', id: policyId(v, id) },
+            { op: 'remove', kind: 'policy', id: policyId(v, id) },
+          ],
+        },
+      }),
+  },
+  {
+    route: 'POST /ws/changes (replace)',
+    send: (a, v, id) =>
+      call('POST', papUrl('/ws/changes'), {
+        token: tokens[a],
+        json: { changes: [{ op: 'replace', kind: 'policy', xml: policyXml(v, id === 'existing' ? 'deployed' : 'missing', 'show', '<if><constant:false/><then><inhibit/></then></if>') }] },
+      }),
+  },
   { route: 'POST /event', send: (a, v, id) => call('POST', pdpUrl('/event'), { token: tokens[a], json: eventBody(v, action(id)) }) },
   {
     route: 'POST /event (urn form)',

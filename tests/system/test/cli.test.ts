@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { call, freePort, repoRoot, startStack, TEST_NATS_URL, type Stack } from '@custos/test-kit';
+import { inhibitAll } from './policies';
 
 const run = promisify(execFile);
 const root = repoRoot();
@@ -126,25 +127,19 @@ describe('the custos CLI walk-through of docs/cli.md', () => {
     ];
     const planAt = lines.indexOf(plan[0] ?? '');
     expect(lines.slice(planAt, planAt + 6)).toEqual([...plan, 'nothing changed; run again with --yes to carry out the plan']);
-    // Revisions: 3 for the replace of the deployed no-mallory, 4 for deploying limit-exports, 5 for the revoke.
-    expect(lines.slice(planAt + 6, planAt + 15)).toEqual([
-      ...plan,
-      `done    ${plan[0]}`,
-      `done    ${plan[1]}`,
-      `done    ${plan[2]}`,
-      `done    ${plan[3]}`,
-    ]);
-    expect(lines[planAt + 15]).toBe('applied 4 steps (policy revision 5)');
-    expect(lines[planAt + 16]).toBe('plan: nothing to do; the policies and timers of acme match docs/cli-examples/policies');
+    // One change set: the replace of the deployed no-mallory, the deploy of limit-exports and the revoke are revision 3.
+    expect(lines.slice(planAt + 6, planAt + 11)).toEqual(plan);
+    expect(lines[planAt + 11]).toBe('applied 4 steps as one change (policy revision 3)');
+    expect(lines[planAt + 12]).toBe('plan: nothing to do; the policies and timers of acme match docs/cli-examples/policies');
 
     // 7: one by one.
-    has('replaced urn:policy:acme:no-mallory (policy revision 6)');
-    has('revoked urn:policy:acme:no-mallory (policy revision 7)');
-    has('removed urn:policy:acme:no-mallory (policy revision 7)');
+    has('replaced urn:policy:acme:no-mallory (policy revision 4)');
+    has('revoked urn:policy:acme:no-mallory (policy revision 5)');
+    has('removed urn:policy:acme:no-mallory (policy revision 5)');
     has('replaced urn:timer:acme:nightly-report');
     has('not deployed');
     has('urn:timer:acme:nightly-report was not deployed; nothing changed');
-    has('removed urn:timer:acme:nightly-report (policy revision 7)');
+    has('removed urn:timer:acme:nightly-report (policy revision 5)');
 
     // What the stack holds now: limit-exports, deployed by apply; nothing else of acme.
     const token = await stack.adminToken();
@@ -195,6 +190,21 @@ describe('the custos CLI walk-through of docs/cli.md', () => {
     expect(broken.code).toBe(1);
     expect(broken.stdout).toBe('');
     expect(broken.stderr).toMatch(/^broken\.xml:3:\d+: .*nonsense/m);
+
+    // apply of a folder with one broken file (issue 25): checked offline first, nothing reaches pap.
+    const token = await stack.adminToken();
+    const revisionBefore = (await call('GET', `${stack.pap.url}/ws/replicas`, { token })).body.revision as number;
+    const folder = path.join(scratch, 'apply-folder');
+    await mkdir(folder);
+    await writeFile(path.join(folder, 'good.xml'), inhibitAll('acme', 'apply-good', 'show-employee'));
+    await writeFile(path.join(folder, 'owner-delete.xml'), readFileSync(path.join(scratch, 'broken.xml'), 'utf8').replace('urn:policy:acme:broken', 'urn:policy:acme:owner-delete'));
+    const applied = await custos(['apply', 'apply-folder', '--yes']);
+    expect(applied.code).toBe(2);
+    expect(applied.stdout).toBe('');
+    expect(applied.stderr).toMatch(/^ {2}apply-folder\/owner-delete\.xml:3:\d+: .*nonsense/m);
+    expect(applied.stderr).not.toContain('good.xml');
+    expect((await call('GET', `${stack.pap.url}/ws/policy/urn:policy:acme:apply-good`, { token })).status).toBe(404);
+    expect((await call('GET', `${stack.pap.url}/ws/replicas`, { token })).body.revision).toBe(revisionBefore);
 
     // A JSON syntax error on line 2 of an event.
     await writeFile(path.join(scratch, 'bad-event.json'), '{ "actionId": { "scope": "acme", "action": "show-employee" },\n  "timestamp": , "parameters": [] }\n');

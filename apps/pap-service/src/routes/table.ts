@@ -1,6 +1,7 @@
 import type { Route } from '@custos/service-kit';
 import { POLICY_KIND } from '../documents/policy-kind';
 import { TIMER_KIND } from '../documents/timer-kind';
+import { applyChanges } from './change-set';
 import { getComponent } from './component-get';
 import { listComponentsRoute } from './component-list';
 import { registerComponent } from './component-register';
@@ -20,5 +21,6 @@ export const PAP_ROUTES: ReadonlyArray<Route<RouteContext>> = [
   unregisterComponent,
   ...documentRoutes(POLICY_KIND),
   ...documentRoutes(TIMER_KIND),
+  applyChanges,
   replicasRoute,
 ];

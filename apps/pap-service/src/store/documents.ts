@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { DeployedPolicy } from '@custos/contracts';
-import { toNumber, withChangeTransaction } from './db';
+import { toNumber, withChangeTransaction, type Queryable } from './db';
 import { currentRevision, recordChange } from './revisions';
 import { solutionClause, type SolutionFilter } from './solutions';
 
@@ -92,10 +92,10 @@ export class DocumentStore<M extends DocumentMetadata> {
   }
 
   /** Stores a new, undeployed document; false when the id is taken. */
-  async insert(record: DocumentRecord<M>): Promise<boolean> {
+  async insert(record: DocumentRecord<M>, db: Queryable = this.pool): Promise<boolean> {
     const columns = ['id', 'solution', ...this.table.metadata, 'xml', ...this.treeColumn()];
     const values = [record.id, record.solution, ...this.table.metadata.map((column) => record[column]), record.xml, ...this.treeValue(record)];
-    const result = await this.pool.query(
+    const result = await db.query(
       `INSERT INTO ${this.table.name} (${columns.join(', ')}) VALUES (${placeholders(values.length, 1)})
        ON CONFLICT (id) DO NOTHING`,
       values,
@@ -109,23 +109,10 @@ export class DocumentStore<M extends DocumentMetadata> {
    */
   replace(record: DocumentRecord<M>): Promise<ReplaceOutcome> {
     return this.commit(async (client) => {
-      const existing = await client.query<{ deployed: boolean; deployed_at: string | null }>(
-        `SELECT deployed, ${this.deployedAtColumn()} FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
-        [record.id],
-      );
-      const row = existing.rows[0];
-      if (!row) return { found: false, changed: false } as const;
-      const assignments = [...this.table.metadata, 'xml', ...this.treeColumn()].map((column, index) => `${column} = $${index + 2}`);
-      await client.query(`UPDATE ${this.table.name} SET ${assignments.join(', ')}, updated_at = now() WHERE id = $1`, [
-        record.id,
-        ...this.table.metadata.map((column) => record[column]),
-        record.xml,
-        ...this.treeValue(record),
-      ]);
-      if (!row.deployed) return { found: true, changed: false, revision: undefined } as const;
-      // Still the same deployment: its `deployedAt` stays.
-      const deployedAt = row.deployed_at === null ? undefined : toNumber(row.deployed_at);
-      const revision = await recordChange(client, { type: 'deploy', policy: deployedWith(record.id, record.xml, record.tree ?? null, deployedAt) });
+      const step = await this.replaceIn(client, record);
+      if (step === undefined) return { found: false, changed: false } as const;
+      if (step.deployed === undefined) return { found: true, changed: false, revision: undefined } as const;
+      const revision = await recordChange(client, { type: 'deploy', policy: step.deployed });
       return { found: true, changed: true, revision } as const;
     });
   }
@@ -133,26 +120,13 @@ export class DocumentStore<M extends DocumentMetadata> {
   /** true when the document is deployed after the call (idempotent); false when there is no such document. */
   deploy(id: string): Promise<DeployedSetOutcome> {
     return this.commit(async (client) => {
-      const existing = await client.query<{ deployed: boolean; xml: string; tree: unknown }>(
-        `SELECT deployed, xml, ${this.table.tree ? 'tree' : 'NULL AS tree'} FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
-        [id],
-      );
-      const row = existing.rows[0];
-      if (!row || row.deployed) return { result: row !== undefined, revision: await currentRevision(client), changed: false };
-      const tree = this.currentTree(row.xml, row.tree);
-      if (tree.computed) {
-        // A row from before trees were stored (or of an older format) gets its tree now, once.
-        await client.query(`UPDATE ${this.table.name} SET deployed = true, tree = $2, updated_at = now() WHERE id = $1`, [id, JSON.stringify(tree.tree)]);
-      } else {
-        await client.query(`UPDATE ${this.table.name} SET deployed = true, updated_at = now() WHERE id = $1`, [id]);
-      }
-      if (!this.table.tracksDeployment) {
-        const revision = await recordChange(client, { type: 'deploy', policy: deployedWith(id, row.xml, tree.tree) });
-        return { result: true, revision, changed: true };
-      }
+      const step = await this.deployIn(client, id);
+      if (step === undefined || step.deployed === undefined) return { result: step !== undefined, revision: await currentRevision(client), changed: false };
+      const document = step.deployed;
+      if (!this.table.tracksDeployment) return { result: true, revision: await recordChange(client, { type: 'deploy', policy: document }), changed: true };
       // A new deployment: it begins at this deploy's own revision.
-      const revision = await recordChange(client, (next) => ({ type: 'deploy', policy: deployedWith(id, row.xml, tree.tree, next) }));
-      await client.query(`UPDATE ${this.table.name} SET deployed_at = $2 WHERE id = $1`, [id, revision]);
+      const revision = await recordChange(client, (next) => ({ type: 'deploy', policy: { ...document, deployedAt: next } }));
+      await this.beginDeploymentIn(client, id, revision);
       return { result: true, revision, changed: true };
     });
   }
@@ -160,13 +134,7 @@ export class DocumentStore<M extends DocumentMetadata> {
   /** true when the document was deployed and is not any more. */
   revoke(id: string): Promise<DeployedSetOutcome> {
     return this.commit(async (client) => {
-      const existing = await client.query<{ deployed: boolean }>(
-        `SELECT deployed FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
-        [id],
-      );
-      if (!existing.rows[0]?.deployed) return { result: false, revision: await currentRevision(client), changed: false };
-      const clearDeployment = this.table.tracksDeployment ? ', deployed_at = NULL' : '';
-      await client.query(`UPDATE ${this.table.name} SET deployed = false${clearDeployment}, updated_at = now() WHERE id = $1`, [id]);
+      if ((await this.revokeIn(client, id)) !== 'revoked') return { result: false, revision: await currentRevision(client), changed: false };
       const revision = await recordChange(client, { type: 'revoke', policyId: id });
       return { result: true, revision, changed: true };
     });
@@ -175,15 +143,88 @@ export class DocumentStore<M extends DocumentMetadata> {
   /** true when the document existed and is gone; a deployed one is revoked in the same transaction. */
   remove(id: string): Promise<DeployedSetOutcome> {
     return this.commit(async (client) => {
-      const removed = await client.query<{ deployed: boolean }>(
-        `DELETE FROM ${this.table.name} WHERE id = $1 RETURNING deployed`,
-        [id],
-      );
-      const row = removed.rows[0];
-      if (!row?.deployed) return { result: row !== undefined, revision: await currentRevision(client), changed: false };
+      const step = await this.removeIn(client, id);
+      if (step !== 'deployed') return { result: step === 'removed', revision: await currentRevision(client), changed: false };
       const revision = await recordChange(client, { type: 'revoke', policyId: id });
       return { result: true, revision, changed: true };
     });
+  }
+
+  // The steps below run inside the caller's transaction and take no revision: the caller records the change, once
+  // for a single operation or once for a whole change set (store/change-set.ts).
+
+  /**
+   * Replaces the text; undefined when there is no such document. `deployed` is the document as it now travels when
+   * it is deployed (it keeps its `deployedAt`: still the same deployment).
+   */
+  async replaceIn(client: PoolClient, record: DocumentRecord<M>): Promise<{ deployed: DeployedPolicy | undefined } | undefined> {
+    const existing = await client.query<{ deployed: boolean; deployed_at: string | null }>(
+      `SELECT deployed, ${this.deployedAtColumn()} FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
+      [record.id],
+    );
+    const row = existing.rows[0];
+    if (!row) return undefined;
+    const assignments = [...this.table.metadata, 'xml', ...this.treeColumn()].map((column, index) => `${column} = $${index + 2}`);
+    await client.query(`UPDATE ${this.table.name} SET ${assignments.join(', ')}, updated_at = now() WHERE id = $1`, [
+      record.id,
+      ...this.table.metadata.map((column) => record[column]),
+      record.xml,
+      ...this.treeValue(record),
+    ]);
+    if (!row.deployed) return { deployed: undefined };
+    const deployedAt = row.deployed_at === null ? undefined : toNumber(row.deployed_at);
+    return { deployed: deployedWith(record.id, record.xml, record.tree ?? null, deployedAt) };
+  }
+
+  /**
+   * Marks the document deployed; undefined when there is no such document. `deployed` is the document as it travels
+   * when this deployed it (without `deployedAt`: the caller knows the revision), undefined when it already was.
+   */
+  async deployIn(client: PoolClient, id: string): Promise<{ deployed: DeployedPolicy | undefined } | undefined> {
+    const existing = await client.query<{ deployed: boolean; xml: string; tree: unknown }>(
+      `SELECT deployed, xml, ${this.table.tree ? 'tree' : 'NULL AS tree'} FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
+      [id],
+    );
+    const row = existing.rows[0];
+    if (!row) return undefined;
+    if (row.deployed) return { deployed: undefined };
+    const tree = this.currentTree(row.xml, row.tree);
+    if (tree.computed) {
+      // A row from before trees were stored (or of an older format) gets its tree now, once.
+      await client.query(`UPDATE ${this.table.name} SET deployed = true, tree = $2, updated_at = now() WHERE id = $1`, [id, JSON.stringify(tree.tree)]);
+    } else {
+      await client.query(`UPDATE ${this.table.name} SET deployed = true, updated_at = now() WHERE id = $1`, [id]);
+    }
+    return { deployed: deployedWith(id, row.xml, tree.tree) };
+  }
+
+  /** Records the revision a new deployment began at (for tables that track it). */
+  async beginDeploymentIn(client: PoolClient, id: string, revision: number): Promise<void> {
+    if (this.table.tracksDeployment) await client.query(`UPDATE ${this.table.name} SET deployed_at = $2 WHERE id = $1`, [id, revision]);
+  }
+
+  /** Whether the table keeps the revision each deployment began at (`deployedAt` travels then). */
+  get tracksDeployment(): boolean {
+    return this.table.tracksDeployment === true;
+  }
+
+  /** `revoked` when the document was deployed and is not any more; `idle` when it was not deployed. */
+  async revokeIn(client: PoolClient, id: string): Promise<'absent' | 'idle' | 'revoked'> {
+    const existing = await client.query<{ deployed: boolean }>(`SELECT deployed FROM ${this.table.name} WHERE id = $1 FOR UPDATE`, [id]);
+    const row = existing.rows[0];
+    if (row === undefined) return 'absent';
+    if (!row.deployed) return 'idle';
+    const clearDeployment = this.table.tracksDeployment ? ', deployed_at = NULL' : '';
+    await client.query(`UPDATE ${this.table.name} SET deployed = false${clearDeployment}, updated_at = now() WHERE id = $1`, [id]);
+    return 'revoked';
+  }
+
+  /** Deletes the document: whether it was there, and deployed (then the caller records its revoke). */
+  async removeIn(client: PoolClient, id: string): Promise<'absent' | 'removed' | 'deployed'> {
+    const removed = await client.query<{ deployed: boolean }>(`DELETE FROM ${this.table.name} WHERE id = $1 RETURNING deployed`, [id]);
+    const row = removed.rows[0];
+    if (row === undefined) return 'absent';
+    return row.deployed ? 'deployed' : 'removed';
   }
 
   async status(id: string): Promise<boolean> {

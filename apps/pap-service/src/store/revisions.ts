@@ -5,11 +5,13 @@ import { toNumber, type Queryable } from './db';
 
 /**
  * A change of what the pdps decide with, before it has a revision: a policy or timer deployed or revoked (the
- * id's kind tells which), or a PIP/PXP component registered or removed (contracts/nats.ts).
+ * id's kind tells which), several of them at once (a change set), or a PIP/PXP component registered or removed
+ * (contracts/nats.ts).
  */
 export type PendingChange =
   | { type: 'deploy'; policy: DeployedPolicy }
   | { type: 'revoke'; policyId: string }
+  | { type: 'documents'; deploy: DeployedPolicy[]; revoke: string[] }
   | { type: 'component'; component: Component }
   | { type: 'unregister'; componentId: string };
 

@@ -97,8 +97,8 @@ export class SetBuilder {
   }
 
   /**
-   * The parts after one change (deploy, revoke, component or unregister) of `active`; undefined when a deployed
-   * document does not compile.
+   * The parts after one change (deploy, revoke, documents, component or unregister) of `active`; undefined when a
+   * deployed document does not compile (for `documents`: any one of them, so none of them takes effect).
    */
   applyChange(active: SetParts, change: Exclude<PolicyChange, { type: 'resync' }>): SetParts | undefined {
     switch (change.type) {
@@ -106,24 +106,33 @@ export class SetBuilder {
         return { ...active, components: active.components.with(change.component) };
       case 'unregister':
         return { ...active, components: active.components.without(change.componentId) };
-      case 'revoke': {
-        const sources = new Map(active.sources);
-        sources.delete(change.policyId);
-        const deployments = new Map(active.deployments);
-        deployments.delete(change.policyId);
-        return { ...withoutDocument(active, change.policyId), sources, deployments };
-      }
-      case 'deploy': {
-        const document = deployedDocument(change.policy);
-        const sources = new Map(active.sources).set(document.id, fingerprint(document.xml));
-        if (document.kind === 'timer') {
-          const timer = this.compileOne(this.compilers.timer, document, 'change');
-          return timer && { ...active, timers: new Map(active.timers).set(document.id, timer), sources };
+      case 'revoke':
+        return revoked(active, change.policyId);
+      case 'deploy':
+        return this.deployed(active, change.policy);
+      case 'documents': {
+        // All of a change set or none: the parts are only swapped in once every document compiled.
+        let parts = change.revoke.reduce(revoked, active);
+        for (const wire of change.deploy) {
+          const next = this.deployed(parts, wire);
+          if (next === undefined) return undefined;
+          parts = next;
         }
-        const policy = this.compileOne(this.compilers.policy, document, 'change');
-        return policy && { ...active, set: active.set.with([policy]), sources, deployments: withDeployment(active.deployments, document) };
+        return parts;
       }
     }
+  }
+
+  /** `active` with one document deployed (or replaced); undefined when it does not compile. */
+  private deployed(active: SetParts, wire: DeployedPolicy): SetParts | undefined {
+    const document = deployedDocument(wire);
+    const sources = new Map(active.sources).set(document.id, fingerprint(document.xml));
+    if (document.kind === 'timer') {
+      const timer = this.compileOne(this.compilers.timer, document, 'change');
+      return timer && { ...active, timers: new Map(active.timers).set(document.id, timer), sources };
+    }
+    const policy = this.compileOne(this.compilers.policy, document, 'change');
+    return policy && { ...active, set: active.set.with([policy]), sources, deployments: withDeployment(active.deployments, document) };
   }
 
   /**
@@ -250,6 +259,15 @@ function withDeployment(deployments: Deployments, document: DeployedDocument): D
   if (document.deployedAt === undefined) next.delete(document.id);
   else next.set(document.id, document.deployedAt);
   return next;
+}
+
+/** `active` with the document `id` no longer deployed. */
+function revoked(active: SetParts, id: string): SetParts {
+  const sources = new Map(active.sources);
+  sources.delete(id);
+  const deployments = new Map(active.deployments);
+  deployments.delete(id);
+  return { ...withoutDocument(active, id), sources, deployments };
 }
 
 /** `parts` without the document `id`, whichever kind it is. */

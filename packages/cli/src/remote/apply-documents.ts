@@ -1,5 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { checkDocument } from '../offline/check/check-document';
+import { formatProblem } from '../output/located';
 import { kindOfId, rootIdOf, solutionOfId } from './document-id';
 import { UsageFailure } from './failures';
 import type { DesiredDocument } from './plan';
@@ -21,7 +23,8 @@ async function xmlFiles(dir: string): Promise<string[]> {
 
 /**
  * Every `*.xml` file under `dir` (sub-directories included) as a policy or timer, by the id of its root element.
- * Every problem is reported at once, and any problem stops the command before it asks the server anything.
+ * Every file is checked offline as pap would check it (the engine's loader and timer reader); every problem is
+ * reported at once, and any problem stops the command before it asks the server anything.
  */
 export async function readDocuments(dir: string): Promise<DesiredDocument[]> {
   const documents: DesiredDocument[] = [];
@@ -46,8 +49,16 @@ export async function readDocuments(dir: string): Promise<DesiredDocument[]> {
     } else {
       seen.set(id, file);
       documents.push({ id, kind, file, xml });
+      // As `custos policy check` does, and as pap will: a document that would be refused stops the plan here.
+      const checked = checkDocument(xml);
+      if (!checked.ok) problems.push(...checked.diagnostics.map((d) => formatProblem({ file, message: d.message, ...located(d) })));
     }
   }
   if (problems.length > 0) throw new UsageFailure(`the directory cannot be applied:\n  ${problems.join('\n  ')}`);
   return documents;
 }
+
+const located = (d: { line?: number; column?: number }) => ({
+  ...(d.line === undefined ? {} : { line: d.line }),
+  ...(d.column === undefined ? {} : { column: d.column }),
+});

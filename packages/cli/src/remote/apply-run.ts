@@ -1,65 +1,55 @@
-import { SingleBar } from 'cli-progress';
-import { idPath, revisionOf, type Api } from './api';
+import { MAX_CHANGE_SET_ITEMS, type ChangeSet } from '@custos/contracts';
+import { revisionOf, type Api } from './api';
 import type { RemoteContext } from './context';
-import { REMOTE_EXIT, RefusedFailure, TransportFailure } from './failures';
-import type { HttpAnswer } from './http-client';
-import { jsonOf } from './http-client';
+import { REMOTE_EXIT, RefusedFailure, TransportFailure, UsageFailure } from './failures';
 import { stepLine, type Step } from './plan';
 
-/** From this many steps on, a terminal shows a progress bar instead of one line per step. */
-export const PROGRESS_BAR_FROM = 20;
+/** The change set of a plan: its steps in order, each with the text of its file for add and replace. */
+export function changeSetOf(steps: readonly Step[]): ChangeSet {
+  return {
+    changes: steps.map((step) => ({ op: step.action, kind: step.kind, id: step.id, ...(step.xml === undefined ? {} : { xml: step.xml }) })),
+  };
+}
 
-async function carryOut(api: Api, step: Step): Promise<HttpAnswer> {
-  const path = `/ws/${step.kind}`;
-  const id = idPath(step.id);
-  switch (step.action) {
-    case 'add':
-      return api.pap('POST', path, { body: step.xml, contentType: 'application/xml', sentFile: step.file });
-    case 'replace':
-      return api.pap('PUT', `${path}/${id}`, { body: step.xml, contentType: 'application/xml', sentFile: step.file });
-    case 'deploy': {
-      const answer = await api.pap('POST', `${path}/${id}/deploy`);
-      if (jsonOf(answer) !== true) throw new RefusedFailure([`no ${step.kind} \`${step.id}\` to deploy`]);
-      return answer;
-    }
-    case 'revoke':
-      return api.pap('POST', `${path}/${id}/revoke`);
-    case 'remove':
-      return api.pap('DELETE', `${path}/${id}`);
-  }
+/** `changes[3]` or `changes[3].xml`: an item of the change set, as pap's problems name it. */
+const ITEM_PATH = /changes\[(\d+)\](?:\.\w+)?/g;
+
+/**
+ * pap's words with every item it names shown as the step it is, so the user sees which file or id to fix
+ * (`changes[2].xml: …` becomes `add urn:policy:acme:x (x.xml): …`).
+ */
+function withSteps(lines: readonly string[], steps: readonly Step[]): string[] {
+  return lines.map((line) =>
+    line.replace(ITEM_PATH, (whole, index: string) => {
+      const step = steps[Number(index)];
+      return step === undefined ? whole : stepLine(step).replace(/\s+/g, ' ');
+    }),
+  );
 }
 
 /**
- * Carries out the steps in order. The first failure stops the run, and the report says which steps were done, which
- * failed and why, and which were not attempted, so the user can fix the cause and apply again.
+ * Carries out the plan as ONE change set (pap `POST /ws/changes`): pap checks all of it first and applies it in one
+ * transaction as one revision, so every pdp switches to all of it at once, and any refusal changes nothing. There is
+ * no half-applied state to report: either every step is done or none.
  */
 export async function runPlan(api: Api, steps: readonly Step[], context: RemoteContext): Promise<number> {
-  const bar = context.stdoutIsTTY && steps.length >= PROGRESS_BAR_FROM
-    ? new SingleBar({ stream: context.progressStream, format: 'applying [{bar}] {value}/{total} {step}', hideCursor: true })
-    : undefined;
-  bar?.start(steps.length, 0, { step: '' });
-  let revision: number | undefined;
-  for (const [index, step] of steps.entries()) {
-    try {
-      bar?.update(index, { step: step.id });
-      const answer = await carryOut(api, step);
-      revision = revisionOf(answer) ?? revision;
-      if (bar) bar.update(index + 1, { step: step.id });
-      else context.out(`done    ${stepLine(step)}\n`);
-    } catch (error) {
-      bar?.stop();
-      if (!(error instanceof RefusedFailure || error instanceof TransportFailure)) throw error;
-      const reasons = error instanceof RefusedFailure ? error.lines : [error.message];
-      context.err(`failed  ${stepLine(step)}\n`);
-      for (const line of reasons) context.err(`  ${line}\n`);
-      context.err(`${index} of ${steps.length} steps done${bar ? '' : ' (listed above)'}\n`);
-      if (bar) for (const done of steps.slice(0, index)) context.err(`  done    ${stepLine(done)}\n`);
-      context.err('not done:\n');
-      for (const rest of steps.slice(index)) context.err(`  ${stepLine(rest)}\n`);
+  if (steps.length > MAX_CHANGE_SET_ITEMS) {
+    throw new UsageFailure(`the plan has ${steps.length} steps, more than the ${MAX_CHANGE_SET_ITEMS} of one change set; nothing changed; apply the directory in parts`);
+  }
+  try {
+    const answer = await api.pap('POST', '/ws/changes', { body: JSON.stringify(changeSetOf(steps)), contentType: 'application/json' });
+    const revision = revisionOf(answer);
+    context.out(`applied ${steps.length} step${steps.length === 1 ? '' : 's'} as one change${revision === undefined ? '' : ` (policy revision ${revision})`}\n`);
+    return REMOTE_EXIT.ok;
+  } catch (error) {
+    if (!(error instanceof RefusedFailure || error instanceof TransportFailure)) throw error;
+    if (error instanceof TransportFailure) {
+      // The answer is lost, not necessarily the change: pap applied all of it or none.
+      context.err(`${error.message}\nthe plan was carried out entirely or not at all; run apply again to see what is left\n`);
       return error.exitCode;
     }
+    context.err('the plan was refused; nothing changed\n');
+    for (const line of withSteps(error.lines, steps)) context.err(`  ${line}\n`);
+    return error.exitCode;
   }
-  bar?.stop();
-  context.out(`applied ${steps.length} step${steps.length === 1 ? '' : 's'}${revision === undefined ? '' : ` (policy revision ${revision})`}\n`);
-  return REMOTE_EXIT.ok;
 }

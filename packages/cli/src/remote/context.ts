@@ -10,10 +10,6 @@ export interface RemoteContext {
   err: (text: string) => void;
   /** The whole of standard input, read when a command asks for it (a secret, an event given as `-`). */
   readStdin: () => Promise<string>;
-  /** Whether standard output is a terminal: progress bars are drawn only then. */
-  stdoutIsTTY: boolean;
-  /** Where a progress bar draws; standard output in the real program. */
-  progressStream: NodeJS.WritableStream;
   now: () => number;
   setExitCode: (code: number) => void;
 }
@@ -31,8 +27,6 @@ export function processContext(): RemoteContext {
     out: (text) => process.stdout.write(text),
     err: (text) => process.stderr.write(text),
     readStdin: readAllStdin,
-    stdoutIsTTY: process.stdout.isTTY === true,
-    progressStream: process.stdout,
     now: () => Date.now(),
     setExitCode: (code) => {
       process.exitCode = code;

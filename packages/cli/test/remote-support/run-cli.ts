@@ -1,7 +1,6 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { Command, CommanderError } from 'commander';
 import { registerRemoteCommands } from '../../src/remote/commands';
 import { writeSession, type Session } from '../../src/remote/config-store';
@@ -10,14 +9,11 @@ export interface CliRun {
   code: number;
   out: string;
   err: string;
-  /** What a progress bar drew. */
-  progress: string;
 }
 
 export interface CliOptions {
   env?: NodeJS.ProcessEnv;
   stdin?: string;
-  tty?: boolean;
   now?: number;
 }
 
@@ -29,19 +25,12 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
   let out = '';
   let err = '';
   let code = 0;
-  const progressStream = new PassThrough();
-  let progress = '';
-  progressStream.on('data', (chunk: Buffer) => (progress += chunk.toString()));
-  // cli-progress asks the stream about the terminal it draws on.
-  Object.assign(progressStream, { isTTY: true, columns: 120, cursorTo: () => true, clearLine: () => true, moveCursor: () => true });
   const program = new Command('custos').exitOverride().configureOutput({ writeOut: (s) => (out += s), writeErr: (s) => (err += s) });
   registerRemoteCommands(program, {
     env: options.env ?? {},
     out: (text) => (out += text),
     err: (text) => (err += text),
     readStdin: () => Promise.resolve(options.stdin ?? ''),
-    stdoutIsTTY: options.tty === true,
-    progressStream,
     now: () => options.now ?? Date.now(),
     setExitCode: (value) => (code = value),
   });
@@ -51,7 +40,7 @@ export async function runCli(args: string[], options: CliOptions = {}): Promise<
     if (!(error instanceof CommanderError)) throw error;
     code = error.exitCode === 0 ? 0 : 2;
   }
-  return { code, out, err, progress };
+  return { code, out, err };
 }
 
 /** A temporary configuration directory, removed by `cleanup`. */

@@ -126,6 +126,16 @@ export class ConsoleApi {
     return this.change('POST', `/ws/${kind}/${encodeURIComponent(id)}/deploy`);
   }
 
+  /**
+   * Deploys every one of `ids` in one change set (pap `POST /ws/changes`): one revision, so every pdp switches to all
+   * of them at once, or nothing when pap refuses any. `result` tells whether the deployed set changed.
+   */
+  async deployAll(kind: DocumentKindName, ids: readonly string[]): Promise<ChangeResult> {
+    const changes = ids.map((id) => ({ op: 'deploy', kind, id }));
+    const { body, response } = await this.call('POST', '/ws/changes', { body: JSON.stringify({ changes }), type: 'application/json' });
+    return { result: (body as { changed?: unknown } | undefined)?.changed === true, revision: revisionOf(response) };
+  }
+
   revoke(kind: DocumentKindName, id: string): Promise<ChangeResult> {
     return this.change('POST', `/ws/${kind}/${encodeURIComponent(id)}/revoke`);
   }

@@ -30,6 +30,8 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
   const [outcome, setOutcome] = useState<Outcome | undefined>(undefined);
   const [removing, setRemoving] = useState<string | undefined>(undefined);
   const [revision, setRevision] = useState<number | undefined>(undefined);
+  /** Undeployed documents ticked to be deployed together, as one revision. */
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
 
   const load = async () => {
     try {
@@ -44,8 +46,21 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
     );
   };
   useEffect(() => {
+    setSelected(new Set());
     void load();
   }, [kind, openId]);
+
+  const toggle = (id: string, on: boolean) => {
+    const next = new Set(selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    setSelected(next);
+  };
+  const deploySelected = () => {
+    const ids = [...selected];
+    setSelected(new Set());
+    void act(`Deployed ${ids.length} ${ids.length === 1 ? noun.one : noun.many.toLowerCase()} at once`, () => ctx.api.deployAll(kind, ids));
+  };
 
   const shown = useMemo(() => filterDocuments(documents ?? [], { search, solution, deployed }), [documents, search, solution, deployed]);
 
@@ -130,10 +145,19 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
         <p>{documents.length === 0 ? `No ${noun.one} yet.` : `No ${noun.one} matches.`}</p>
       ) : (
         <div class="table-wrap">
+          <p>
+            <button type="button" disabled={selected.size === 0} onClick={deploySelected}>
+              Deploy selected ({selected.size})
+            </button>{' '}
+            <span class="meta">as one revision: every pdp switches to all of them at once</span>
+          </p>
           <table class="stack">
             <caption class="visually-hidden">{noun.many}</caption>
             <thead>
               <tr>
+                <th scope="col">
+                  <span class="visually-hidden">Select</span>
+                </th>
                 <th scope="col">Id</th>
                 <th scope="col">{kind === 'timer' ? 'Schedule' : 'Name'}</th>
                 <th scope="col">State</th>
@@ -147,6 +171,11 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
                 const id = d.id.identifier;
                 return (
                   <tr key={id}>
+                    <td data-label="Select">
+                      {!d.deployed && (
+                        <input type="checkbox" aria-label={`Select ${id}`} checked={selected.has(id)} onChange={(e) => toggle(id, e.currentTarget.checked)} />
+                      )}
+                    </td>
                     <td data-label="Id">
                       <a href={hrefOf(noun.page, id)}>{id}</a>
                     </td>
