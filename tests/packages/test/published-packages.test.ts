@@ -143,8 +143,14 @@ describe('the published packages, installed by name outside the repository', () 
 
     afterAll(() => stack?.stop(), 60_000);
 
-    it('installs the SDK alone: no other package comes with it', () => {
-      expect(readdirSync(path.join(app, 'node_modules')).sort()).toEqual(['.package-lock.json', '@custos']);
+    it('installs the SDK with only the third-party dependencies its manifest names: no other @custos package comes with it', () => {
+      const manifest = JSON.parse(readFileSync(path.join(app, 'node_modules', '@custos', 'pep', 'package.json'), 'utf8')) as { dependencies?: Record<string, string> };
+      const dependencies = Object.keys(manifest.dependencies ?? {});
+      expect(dependencies.filter((name) => name.startsWith('@custos/'))).toEqual([]);
+      // The contracts' schemas are TypeBox values built when the SDK loads, so TypeBox is its one runtime dependency.
+      expect(dependencies).toEqual(['@sinclair/typebox']);
+      const folders = new Set(['.package-lock.json', '@custos', ...dependencies.map((name) => name.split('/')[0] ?? name)]);
+      expect(readdirSync(path.join(app, 'node_modules')).sort()).toEqual([...folders].sort());
       expect(readdirSync(path.join(app, 'node_modules', '@custos'))).toEqual(['pep']);
     });
 
