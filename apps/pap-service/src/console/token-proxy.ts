@@ -16,15 +16,15 @@ const TOKEN_BODY_LIMIT = 16 * 1024;
 export function tokenProxy(authUrl: string, logger: Logger): (req: Request, res: Response) => Promise<void> {
   const target = `${authUrl.replace(/\/+$/, '')}/oauth/token`;
   return async (req, res) => {
-      requireMediaType(req, FORM_TYPES);
-      const body = await readBody(req, TOKEN_BODY_LIMIT);
-      const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
-      if (typeof req.headers.authorization === 'string') headers.Authorization = req.headers.authorization;
-      const browser = req.ip ?? req.socket.remoteAddress;
-      if (browser !== undefined) headers['X-Forwarded-For'] = browser;
-      const upstream = await callUpstream('auth-service', target, { method: 'POST', headers, body }, logger);
-      res.setHeader('Cache-Control', 'no-store');
-      // auth's `WWW-Authenticate: Basic` on a wrong secret would make the browser pop up its own password prompt.
-      await relay(upstream, res, ['www-authenticate']);
+    requireMediaType(req, FORM_TYPES);
+    const body = await readBody(req, TOKEN_BODY_LIMIT);
+    const headers: Record<string, string> = { 'Content-Type': 'application/x-www-form-urlencoded', Accept: 'application/json' };
+    if (typeof req.headers.authorization === 'string') headers.Authorization = req.headers.authorization;
+    const browser = req.ip ?? req.socket.remoteAddress;
+    if (browser !== undefined) headers['X-Forwarded-For'] = browser;
+    const upstream = await callUpstream('auth-service', target, { method: 'POST', headers, body }, logger);
+    res.setHeader('Cache-Control', 'no-store');
+    // auth's `WWW-Authenticate: Basic` on a wrong secret would make the browser pop up its own password prompt.
+    await relay(upstream, res, ['www-authenticate']);
   };
 }
