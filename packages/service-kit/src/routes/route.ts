@@ -80,8 +80,8 @@ export interface RouteInput<D, P, Q, B> {
   body: B;
 }
 
-/** One operation of a service, as data: everything the router, the checks and the OpenAPI document need. */
-export interface RouteSpec<D, PS extends ParamSpecs, QS extends ParamSpecs, B extends BodySpec | undefined> {
+/** What the router and the OpenAPI document know of every operation, whoever reads its request. */
+interface OperationSpec {
   readonly method: HttpMethod;
   /** In the OpenAPI form, `/ws/policy/{id}`; express gets `/ws/policy/:id`. */
   readonly path: string;
@@ -91,6 +91,13 @@ export interface RouteSpec<D, PS extends ParamSpecs, QS extends ParamSpecs, B ex
   readonly tags?: readonly string[];
   /** Header parameters the handler reads itself, for the document. */
   readonly headers?: readonly object[];
+  /** The document's `requestBody` of a route whose handler reads the body itself (a proxy passing it on unread). */
+  readonly forwardedBody?: object;
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+}
+
+/** One operation of a service, as data: everything the router, the checks and the OpenAPI document need. */
+export interface RouteSpec<D, PS extends ParamSpecs, QS extends ParamSpecs, B extends BodySpec | undefined> extends OperationSpec {
   /** The scope a bearer token needs; checked first (401/403), before anything of the request is read. */
   readonly scope?: string;
   /** The document's `security` of this operation; derived from `scope` when absent (none without a scope). */
@@ -98,9 +105,6 @@ export interface RouteSpec<D, PS extends ParamSpecs, QS extends ParamSpecs, B ex
   readonly params?: PS;
   readonly query?: QS;
   readonly body?: B;
-  /** The document's `requestBody` of a route whose handler reads the body itself (a proxy passing it on unread). */
-  readonly forwardedBody?: object;
-  readonly responses: Readonly<Record<number, ResponseSpec>>;
   readonly handler: (req: Request, res: Response, input: RouteInput<D, PathValues<PS>, QueryValues<QS>, BodyValue<B>>) => unknown;
 }
 
@@ -117,19 +121,9 @@ export interface Route<D> extends Omit<RouteSpec<D, ParamSpecs, ParamSpecs, Body
  * budget and parser), declared for the fast dispatch, the express fallback and the document alike. Its path has no
  * parameters: the fast dispatch compares it literally.
  */
-export interface RawRouteSpec<D> {
-  readonly method: HttpMethod;
-  readonly path: string;
-  readonly summary: string;
-  readonly description?: string;
-  readonly operationId?: string;
-  readonly tags?: readonly string[];
-  readonly headers?: readonly object[];
+export interface RawRouteSpec<D> extends OperationSpec {
   /** The document's `security` (the handler checks the token itself). */
   readonly security: readonly object[];
-  /** The document's `requestBody` (the handler reads the body itself). */
-  readonly forwardedBody?: object;
-  readonly responses: Readonly<Record<number, ResponseSpec>>;
   readonly serve: (req: IncomingMessage, res: ServerResponse, deps: D) => unknown;
 }
 
