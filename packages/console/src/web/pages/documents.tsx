@@ -78,6 +78,9 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
   if (openId !== '') {
     return (
       <DocumentEditor
+        // One editor per address: going from a document to `new` (or to another one) starts afresh, with none of the
+        // previous text, check or banner.
+        key={openId}
         kind={kind}
         id={openId === 'new' ? undefined : openId}
         ctx={ctx}
