@@ -6,6 +6,7 @@ export * from './urns';
 export * from './scopes';
 export * from './headers';
 export * from './problem';
+export * from './document-check';
 export * from './warnings';
 export * from './nats';
 export * from './schemas';

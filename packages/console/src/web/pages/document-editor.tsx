@@ -3,7 +3,7 @@ import type { ConsoleContext } from '../context';
 import type { DocumentKindName, StoredDocument } from '../logic/api';
 import { placeDiagnostics, type PlacedDiagnostic } from '../logic/diagnostics';
 import { declaredId, documentTemplate } from '../logic/documents';
-import { ApiError } from '../logic/problem';
+import { ApiError, type ProblemItem } from '../logic/problem';
 import { Dialog } from '../ui/dialog';
 import { DiffView } from '../ui/diff-view';
 import { messageOf } from '../ui/messages';
@@ -44,16 +44,17 @@ export function DocumentEditor({ kind, id, ctx, onDone }: Props) {
   const validate = async (xml: string): Promise<PlacedDiagnostic[]> => {
     const mine = ++checks.current;
     setCheck({ state: 'checking' });
+    let items: ProblemItem[];
     try {
-      await ctx.api.validate(kind, xml);
-      if (mine === checks.current) setCheck({ state: 'valid' });
-      return [];
+      const answer = await ctx.api.validate(kind, xml);
+      items = answer.valid ? [] : answer.errors.length > 0 ? answer.errors : [{ message: answer.detail ?? `pap refuses this ${kind}` }];
     } catch (e) {
-      const items = e instanceof ApiError && e.errors.length > 0 ? e.errors : [{ message: messageOf(e) }];
-      const diagnostics = placeDiagnostics(xml, items);
-      if (mine === checks.current) setCheck({ state: 'invalid', diagnostics });
-      return diagnostics;
+      // The check itself failed (pap unreachable, a solution the token does not cover…): said where problems go.
+      items = e instanceof ApiError && e.errors.length > 0 ? [...e.errors] : [{ message: messageOf(e) }];
     }
+    const diagnostics = placeDiagnostics(xml, items);
+    if (mine === checks.current) setCheck(diagnostics.length === 0 ? { state: 'valid' } : { state: 'invalid', diagnostics });
+    return diagnostics;
   };
 
   const save = async () => {
