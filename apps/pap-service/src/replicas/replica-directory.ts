@@ -27,10 +27,10 @@ export interface ReplicaDirectoryOptions {
  * stays as "last seen …" for an hour, long enough to be noticed; renamed replicas (a new pod name at each rollout) then
  * drop out by themselves. pap keeps the list in memory, so a restarted pap lists only the replicas that report again.
  */
-export const REPLICA_FORGET_AFTER_MS = 60 * 60 * 1000;
+const REPLICA_FORGET_AFTER_MS = 60 * 60 * 1000;
 
 /** Bounds the memory a flood of reports under made-up names can take. */
-export const MAX_KNOWN_REPLICAS = 1000;
+const MAX_KNOWN_REPLICAS = 1000;
 
 const text = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 256;
 const revision = (value: unknown): value is number | null => value === null || (Number.isSafeInteger(value) && (value as number) >= 0);

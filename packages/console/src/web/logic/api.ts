@@ -1,4 +1,4 @@
-import { HEADERS, parseWarnings, type AuthorizationDecision, type Component, type DocumentCheck, type Event, type Warning } from '@custos/contracts';
+import { HEADERS, parseWarnings, type AuthorizationDecision, type Component, type DocumentCheck, type Event, type TimerSchedule, type Warning } from '@custos/contracts';
 import { apiErrorOf } from './problem';
 
 export type DocumentKindName = 'policy' | 'timer';
@@ -123,6 +123,11 @@ export class ConsoleApi {
 
   replace(kind: DocumentKindName, id: string, xml: string): Promise<ChangeResult> {
     return this.change('PUT', `/ws/${kind}/${encodeURIComponent(id)}`, { body: xml, type: 'application/xml' });
+  }
+
+  /** When a timer fires next (pap's `GET /ws/timer/{id}/schedule`, in the pdps' `POLICY_TIMEZONE`). */
+  async timerSchedule(id: string): Promise<TimerSchedule> {
+    return (await this.call('GET', `/ws/timer/${encodeURIComponent(id)}/schedule`)).body as TimerSchedule;
   }
 
   deploy(kind: DocumentKindName, id: string): Promise<ChangeResult> {
