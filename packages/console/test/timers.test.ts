@@ -31,11 +31,11 @@ describe("a timer's cron in words, in Custos's Quartz dialect (policy-language.m
 
 describe('a fire time on the wall clock of the cron', () => {
   test('in its zone, with seconds only when there are any', () => {
-    expect(fireTimeText('2026-11-28T02:00:00.000Z', 'UTC')).toBe('Sat 28 Nov 2026, 02:00');
+    expect(fireTimeText('2026-11-28T02:00:00.000Z', 'UTC')).toBe('Sat 28 Nov 2026 02:00');
     // 06:00 UTC is 07:00 in Berlin in winter, and 08:00 in summer.
-    expect(fireTimeText('2026-12-07T06:00:00.000Z', 'Europe/Berlin')).toBe('Mon 7 Dec 2026, 07:00');
-    expect(fireTimeText('2026-07-06T06:00:00.000Z', 'Europe/Berlin')).toBe('Mon 6 Jul 2026, 08:00');
-    expect(fireTimeText('2026-11-28T02:00:10.000Z', 'UTC')).toBe('Sat 28 Nov 2026, 02:00:10');
+    expect(fireTimeText('2026-12-07T06:00:00.000Z', 'Europe/Berlin')).toBe('Mon 7 Dec 2026 07:00');
+    expect(fireTimeText('2026-07-06T06:00:00.000Z', 'Europe/Berlin')).toBe('Mon 6 Jul 2026 08:00');
+    expect(fireTimeText('2026-11-28T02:00:10.000Z', 'UTC')).toBe('Sat 28 Nov 2026 02:00:10');
     expect(fireTimeText('not a time', 'UTC')).toBe('not a time');
   });
 });

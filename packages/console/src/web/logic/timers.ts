@@ -14,11 +14,11 @@ export function readCron(cron: string): string {
   }
 }
 
-/** A fire time on the wall clock of the zone the cron is read in: `Sat 28 Nov 2026, 02:00`. */
+/** A fire time on the wall clock of the zone the cron is read in: `Sat 28 Nov 2026 02:00` (no comma: they are listed with commas). */
 export function fireTimeText(instant: string, timeZone: string): string {
   const date = new Date(instant);
   if (Number.isNaN(date.getTime())) return instant;
   const day = new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'short', day: 'numeric', month: 'short', year: 'numeric' }).format(date);
   const time = new Intl.DateTimeFormat('en-GB', { timeZone, hour: '2-digit', minute: '2-digit', second: '2-digit', hourCycle: 'h23' }).format(date);
-  return `${day.replace(/,/g, '')}, ${time.endsWith(':00') ? time.slice(0, -3) : time}`;
+  return `${day.replace(/,/g, '')} ${time.endsWith(':00') ? time.slice(0, -3) : time}`;
 }

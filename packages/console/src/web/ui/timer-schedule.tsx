@@ -16,7 +16,7 @@ export function TimerScheduleCell({ cron, schedule }: { cron: string; schedule: 
           <span class="meta">never fires again</span>
         ) : (
           <span class="meta">
-            next ({schedule.timeZone}):{' '}
+            next, in {schedule.timeZone}:{' '}
             {schedule.nextFireTimes.slice(0, SHOWN).map((t, index) => (
               <span key={t}>
                 {index > 0 && ', '}
