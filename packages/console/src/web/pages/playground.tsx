@@ -91,7 +91,8 @@ export function PlaygroundPage({ ctx }: { ctx: ConsoleContext }) {
       <h1 id="playground-title">Playground</h1>
       <p class="meta">
         Runs an event through a pdp's explanation: nothing is recorded in the history and no PXP is called.
-        {ctx.lastRevision !== undefined && ` The pdp answers once it has revision ${ctx.lastRevision}, your last change.`}
+        {/* Revision 0 is the empty set (a component registration answers it): no change of yours to wait for. */}
+        {ctx.lastRevision !== undefined && ctx.lastRevision > 0 && ` The pdp answers once it has revision ${ctx.lastRevision}, your last change.`}
       </p>
       <form onSubmit={(e) => void run(e)} aria-label="Event">
         <fieldset>
