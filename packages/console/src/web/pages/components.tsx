@@ -63,7 +63,14 @@ export function ComponentsPage({ ctx }: { ctx: ConsoleContext }) {
                             ? `${i.event.platform}/${i.event.context}/${i.event.action}${i.preventive ? ' (preventive)' : ''}`
                             : i.returnType}
                         </td>
-                        <td>{i.parameters.map((p) => `${p.name}: ${p.type}${'mandatory' in p && p.mandatory === true ? ' (mandatory)' : ''}`).join(', ')}</td>
+                        <td>
+                          {/* One a line, in the form's own syntax with the description, so what was registered can be checked. */}
+                          {i.parameters.map((p) => (
+                            <div key={p.name} class="parameter-line">
+                              {`${p.name}: ${p.type}${p.description !== '' ? ` - ${p.description}` : ''}${'mandatory' in p && p.mandatory === true ? ' (mandatory)' : ''}`}
+                            </div>
+                          ))}
+                        </td>
                         <td>{i.description ?? ''}</td>
                       </tr>
                     ))}
