@@ -41,6 +41,8 @@ export interface AppDeps {
   replicas?: ReplicaDirectory;
   /** Which proxies may name the caller's address (PapConfig's `trustProxy`); none by default. */
   trustProxy?: TrustProxy;
+  /** `POLICY_TIMEZONE` (PapConfig's `timeZone`), for timers' next fire times; UTC by default, as for the pdps. */
+  timeZone?: string;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -69,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
     // Each store was made from its kind's own table, so it holds that kind's metadata.
     storeOf: <M extends DocumentMetadata>(kind: DocumentKind<M, unknown>) => (kind.name === 'policy' ? policies : timers) as unknown as DocumentStore<M>,
     ...(deps.replicas ? { replicas: deps.replicas } : {}),
+    timeZone: deps.timeZone ?? 'UTC',
   };
   mountRoutes(service, PAP_ROUTES, ctx, { authorize: (scope) => requireScope(deps.verifier, scope) });
   if (deps.console) mountConsole(service, deps.console, deps.verifier, deps.logger);

@@ -91,6 +91,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
     console: { assetsDir: CONSOLE_ASSETS_DIR, authUrl: config.authUrl, pdpUrl: config.pdpUrl },
     replicas: propagation?.replicas,
     trustProxy: config.trustProxy,
+    timeZone: config.timeZone,
   };
   return {
     app: createApp(deps),

@@ -1,4 +1,4 @@
-import { readCommonConfig, readInteger, readString, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
+import { readCommonConfig, readInteger, readString, readTimeZone, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
 
 export interface PapConfig extends CommonConfig {
   port: number;
@@ -9,14 +9,20 @@ export interface PapConfig extends CommonConfig {
    * `trust proxy`; default none: the socket address). pap passes that address on to auth with console sign-ins.
    */
   trustProxy: TrustProxy;
+  /** `POLICY_TIMEZONE`, the zone the pdps read cron in: pap says when a timer fires next in it. */
+  timeZone: string;
 }
 
-/** api.md §1: the shared variables plus `PAP_PORT` (default 8081), `PDP_URL` and `PAP_TRUST_PROXY` for the console (README). */
+/**
+ * api.md §1: the shared variables plus `PAP_PORT` (default 8081), `PDP_URL` and `PAP_TRUST_PROXY` for the console, and
+ * the pdps' `POLICY_TIMEZONE` for timers' next fire times (README).
+ */
 export function readPapConfig(env: Env): PapConfig {
   return {
     ...readCommonConfig(env),
     port: readInteger(env, 'PAP_PORT', 8081, 1, 65535),
     pdpUrl: readString(env, 'PDP_URL', 'http://127.0.0.1:8080'),
     trustProxy: readTrustProxy(env, 'PAP_TRUST_PROXY'),
+    timeZone: readTimeZone(env, 'POLICY_TIMEZONE'),
   };
 }

@@ -33,8 +33,10 @@ describe('readReport', () => {
 });
 
 describe('the directory', () => {
-  test('keeps the last report of each replica, marks the silent ones stale and then forgets them', () => {
-    const directory = new ReplicaDirectory({ link: { onConnected: () => undefined }, prefix: 'x', logger: testLogger(), staleAfterMs: 1000 });
+  const offline = { link: { onConnected: () => undefined }, prefix: 'x', logger: testLogger() };
+
+  test('keeps the last report of each replica, marks the silent ones stale and forgets them after the forget time', () => {
+    const directory = new ReplicaDirectory({ ...offline, staleAfterMs: 1000, forgetAfterMs: 10_000 });
     directory.receive(report('b', 1), 0);
     directory.receive(report('a', 1), 0);
     directory.receive(report('a', 2), 500);
@@ -42,8 +44,35 @@ describe('the directory', () => {
       ['a', 2, false],
       ['b', 1, true],
     ]);
-    // Over ten times the stale time without a word: gone. At 10 400, `b` has been silent 10 400 ms, `a` 9 900 ms.
+    // Silent, yet still listed until the forget time: at 10 000 `b` has been silent exactly that long.
+    expect(directory.list(10_000).map((r) => [r.report.replica, r.stale])).toEqual([
+      ['a', true],
+      ['b', true],
+    ]);
+    // Past it: gone. At 10 400, `b` has been silent 10 400 ms, `a` 9 900 ms.
     expect(directory.list(10_400).map((r) => r.report.replica)).toEqual(['a']);
+  });
+
+  test('by default a stopped replica stays listed, stale, for an hour after its last report', () => {
+    const directory = new ReplicaDirectory(offline);
+    directory.receive(report('stopped', 3), 0);
+    const minute = 60_000;
+    // Under the old rule (ten times the stale time) it was gone after a minute.
+    expect(directory.list(5 * minute).map((r) => [r.report.replica, r.stale, r.receivedAt])).toEqual([['stopped', true, 0]]);
+    expect(directory.list(60 * minute).map((r) => r.report.replica)).toEqual(['stopped']);
+    expect(directory.list(60 * minute + 1)).toEqual([]);
+    // A report brings it back as live.
+    directory.receive(report('stopped', 3), 61 * minute);
+    expect(directory.list(61 * minute).map((r) => r.stale)).toEqual([false]);
+  });
+
+  test('remembers at most maxReplicas, forgetting the longest silent first', () => {
+    const directory = new ReplicaDirectory({ ...offline, maxReplicas: 2 });
+    directory.receive(report('a', 1), 0);
+    directory.receive(report('b', 1), 1);
+    directory.receive(report('a', 2), 2);
+    directory.receive(report('c', 1), 3);
+    expect(directory.list(4).map((r) => r.report.replica)).toEqual(['a', 'c']);
   });
 
   test('hears reports on its prefix over NATS, and only on its own', async () => {

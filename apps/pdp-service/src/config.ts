@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { AdmissionLimits } from './admission';
 import { AUTHZEN_DEFAULTS, type AuthZenDefault } from '@custos/contracts';
-import { ConfigError, EgressPolicy, readChoice, readCommonConfig, readInteger, readOptional, type CommonConfig, type Env } from '@custos/service-kit';
+import { ConfigError, EgressPolicy, readChoice, readCommonConfig, readInteger, readOptional, readTimeZone, type CommonConfig, type Env } from '@custos/service-kit';
 
 export const DECISIONS = ['allow', 'inhibit'] as const;
 export type DefaultDecision = (typeof DECISIONS)[number];
@@ -83,15 +83,6 @@ export interface PxpConfig {
   breakerOpenMs: number;
 }
 
-/** The canonical name of an IANA zone, or a ConfigError. */
-export function validTimeZone(name: string): string {
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    throw new ConfigError(`POLICY_TIMEZONE must be an IANA time zone, got \`${name}\``);
-  }
-}
-
 export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
   const common = readCommonConfig(env);
   const port = readInteger(env, 'PDP_PORT', 8080, 1, 65535);
@@ -102,7 +93,7 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     port,
     defaultDecision: readChoice(env, 'DEFAULT_DECISION', DECISIONS, 'allow'),
     authzenDefault: readChoice(env, 'PDP_AUTHZEN_DEFAULT', AUTHZEN_DEFAULTS, 'deny'),
-    timeZone: validTimeZone(readOptional(env, 'POLICY_TIMEZONE') ?? 'UTC'),
+    timeZone: readTimeZone(env, 'POLICY_TIMEZONE'),
     resyncIntervalMs: readInteger(env, 'PDP_RESYNC_INTERVAL_MS', 30_000, 100, 30_000),
     startWaitMs: readInteger(env, 'PDP_START_WAIT_MS', 0, 0, 600_000),
     replicaId,

@@ -1,5 +1,5 @@
 import { ConsoleApi, requestToken, type Fetch } from '../src/web/logic/api';
-import { ApiError, apiErrorOf } from '../src/web/logic/problem';
+import { ApiError, apiErrorOf, placeOf, problemLine } from '../src/web/logic/problem';
 
 /** A stand-in for the browser's fetch that records each call and answers with `reply`. */
 function recorder(reply: () => Response) {
@@ -89,5 +89,24 @@ test('a selection is deployed as one change set', async () => {
       { op: 'deploy', kind: 'timer', id: 'urn:timer:acme:a' },
       { op: 'deploy', kind: 'timer', id: 'urn:timer:acme:b' },
     ],
+  });
+});
+
+describe('the place of a problem', () => {
+  test('a document problem by line and column, a JSON body problem by its field path', () => {
+    expect(problemLine({ message: 'unknown element', line: 4, column: 9 })).toBe('line 4, column 9: unknown element');
+    expect(problemLine({ message: 'unknown element', line: 4 })).toBe('line 4: unknown element');
+    expect(problemLine({ message: 'must be string', path: 'parameters[2].value.type' })).toBe('parameters[2].value.type: must be string');
+    expect(placeOf({ message: 'must be object', path: '(body)' })).toBe('');
+    expect(problemLine({ message: 'not JSON' })).toBe('not JSON');
+  });
+
+  test('apiErrorOf keeps the field paths of a problem+json', () => {
+    const error = apiErrorOf(400, {
+      detail: 'the event is not valid',
+      code: 'invalid_event',
+      errors: [{ path: 'parameters[2].value', message: 'must have required property type' }],
+    });
+    expect(error.errors.map(problemLine)).toEqual(['parameters[2].value: must have required property type']);
   });
 });

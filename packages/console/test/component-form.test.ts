@@ -15,6 +15,40 @@ describe('parseParameterLines', () => {
     ]);
   });
 
+  test('any dash with spaces around it starts the description; the first one only', () => {
+    const lines = [
+      'a: com.acme.User - the employee',
+      'b: com.acme.User -- the employee',
+      'c: com.acme.User – the employee',
+      'd: com.acme.User — the employee',
+      'e: com.acme.User—the employee',
+      'f:com.acme.User\t-\tthe employee',
+    ];
+    expect(parseParameterLines(lines.join('\n'), false)).toEqual(
+      ['a', 'b', 'c', 'd', 'e', 'f'].map((name) => ({ name, type: 'com.acme.User', description: 'the employee' })),
+    );
+    expect(parseParameterLines('g: java.lang.String - a name - or a nickname', false)).toEqual([
+      { name: 'g', type: 'java.lang.String', description: 'a name - or a nickname' },
+    ]);
+  });
+
+  test('a hyphen inside a word stays in the type, and a trailing dash gives an empty description', () => {
+    expect(parseParameterLines('record: com.acme.user-record\nmap: java.util.Map<String, Object> -', false)).toEqual([
+      { name: 'record', type: 'com.acme.user-record', description: '' },
+      { name: 'map', type: 'java.util.Map<String, Object>', description: '' },
+    ]);
+  });
+
+  test('a mandatory PIP parameter with a plain dash', () => {
+    expect(parseParameterLines('userId!: java.lang.String - whose role', true)).toEqual([
+      { name: 'userId', type: 'java.lang.String', description: 'whose role', mandatory: true },
+    ]);
+  });
+
+  test('a line whose type is missing before the dash names its line', () => {
+    expect(() => parseParameterLines('ok: x\nuser: - the employee', false)).toThrow('parameter line 2: expected `name: type - description`');
+  });
+
   test('a line without a type names its line', () => {
     expect(() => parseParameterLines('ok: x\njust-a-name', false)).toThrow('parameter line 2');
   });

@@ -1,6 +1,6 @@
 import { loadPolicy, loadTimer } from '@custos/policy-engine';
 import type { StoredDocument } from '../src/web/logic/api';
-import { declaredId, documentTemplate, filterDocuments, formatSize, solutionOf, solutionsOf } from '../src/web/logic/documents';
+import { declaredCron, declaredId, documentTemplate, filterDocuments, formatSize, solutionOf, solutionsOf } from '../src/web/logic/documents';
 
 const doc = (id: string, deployed: boolean, name: string | null = null, description: string | null = null): StoredDocument => ({
   id: { identifier: id },
@@ -52,6 +52,13 @@ test('the declared id is read from the root element, whatever its prefix or quot
   expect(declaredId(`<policy xmlns="x"\n  id='urn:policy:acme:a' name="A">`)).toBe('urn:policy:acme:a');
   expect(declaredId('<my:timer id="urn:timer:acme:t" cron="x">')).toBe('urn:timer:acme:t');
   expect(declaredId('<mechanism id="urn:policy:acme:a">')).toBeUndefined();
+});
+
+test('the declared cron is read from the timer element, as the engine reads it', () => {
+  expect(declaredCron(`<t:timer xmlns:t="x"\n  id="urn:timer:acme:t" cron='0 0 7 ? * MON-FRI'>`)).toBe('0 0 7 ? * MON-FRI');
+  expect(declaredCron('<policy cron="0 0 2 * * ?">')).toBeUndefined();
+  const timer = loadTimer(documentTemplate('timer'));
+  if (timer.ok) expect(declaredCron(documentTemplate('timer'))).toBe(timer.timer.cron);
 });
 
 test('the templates are documents the engine accepts, with the ids they declare', () => {

@@ -58,7 +58,16 @@ test('an inhibited decision: the branch, each condition, the delay, PIP answers 
     ['condition #2', 'true'],
   ]);
   // Under the condition, the comparison with both of its values.
-  expect(find(tree, 'conditions')?.children[0]?.children).toEqual([{ label: 'equals(event `user` at `$.id` = "alice", "bob")', value: 'false', children: [] }]);
+  expect(find(tree, 'conditions')?.children[0]?.children).toEqual([
+    {
+      label: 'equals',
+      value: 'false',
+      children: [
+        { label: 'event user at $.id', value: '"alice"', children: [] },
+        { label: 'constant', value: '"bob"', children: [] },
+      ],
+    },
+  ]);
   expect(find(tree, 'delay')?.value).toBe('0 ms');
   expect(mechanism?.children.find((c) => c.label === 'delay')?.value).toBe('250 ms');
   expect(find(tree, 'urn:info:acme:role')).toMatchObject({ value: 'guest', children: [{ label: 'default used', value: 'timeout' }] });
@@ -86,4 +95,40 @@ test('a mechanism that failed shows its error', () => {
   expect(find(tree, 'error')).toMatchObject({ value: 'pip unreachable', tone: 'error' });
   // A failed condition, not a missing else, left it without a branch.
   expect(find(tree, 'branch taken')?.value).toBe('none (a condition failed)');
+});
+
+test('an operand that is itself compared or computed shows under its element, with its own operands', () => {
+  const mechanism = inhibited.explanation[0] as Record<string, unknown>;
+  const values = [
+    { element: 'greater', condition: 0, depth: 0, operands: [{ source: 'plus', value: 5 }, { source: 'pip `urn:info:acme:limit`', value: 4 }], value: true },
+    { element: 'plus', condition: 0, depth: 1, operands: [{ source: 'event `n`', value: 2 }, { source: 'constant', value: 3, truncated: true }], value: 5 },
+    { element: 'size', condition: 1, depth: 0, operands: [{ source: 'event `list`', error: 'no such parameter' }], error: 'no such parameter' },
+  ];
+  const tree = explanationTree({ ...inhibited, explanation: [{ ...mechanism, values }] });
+  const [first, second] = find(tree, 'conditions')?.children ?? [];
+  expect(first?.children).toEqual([
+    {
+      label: 'greater',
+      value: 'true',
+      children: [
+        {
+          label: 'plus',
+          value: '5',
+          children: [
+            { label: 'event n', value: '2', children: [] },
+            { label: 'constant', value: '3 (cut short)', children: [] },
+          ],
+        },
+        { label: 'pip urn:info:acme:limit', value: '4', children: [] },
+      ],
+    },
+  ]);
+  expect(second?.children).toEqual([
+    {
+      label: 'size',
+      value: 'failed: no such parameter',
+      tone: 'error',
+      children: [{ label: 'event list', value: 'failed: no such parameter', tone: 'error', children: [] }],
+    },
+  ]);
 });

@@ -1,5 +1,5 @@
 import type { ReplicaView } from '../src/web/logic/api';
-import { everyReplicaHas, replicasBehind } from '../src/web/logic/replicas';
+import { agoOf, everyReplicaHas, replicasBehind } from '../src/web/logic/replicas';
 import { EXPIRY_MARGIN_MS, remainingMs, sessionOf } from '../src/web/logic/session';
 
 test('a session ends the margin before its token does, and reads its scopes', () => {
@@ -27,4 +27,16 @@ test('a revision has reached every replica when each live one is at it or beyond
   // A replica that went quiet does not hold the answer back, and no replica at all is not "every".
   expect(everyReplicaHas([replica('a', 3), replica('gone', 1, true)], 3)).toBe(true);
   expect(everyReplicaHas([], 3)).toBe(false);
+});
+
+test('when a replica was last seen, in words', () => {
+  const at = '2026-01-01T12:00:00.000Z';
+  const t = Date.parse(at);
+  expect(agoOf(at, t + 2_000)).toBe('just now');
+  expect(agoOf(at, t - 3_000)).toBe('just now');
+  expect(agoOf(at, t + 42_900)).toBe('42 s ago');
+  expect(agoOf(at, t + 3 * 60_000 + 59_000)).toBe('3 min ago');
+  expect(agoOf(at, t + 65 * 60_000)).toBe('1 h 5 min ago');
+  expect(agoOf(at, t + 120 * 60_000)).toBe('2 h ago');
+  expect(agoOf('not a time', t)).toBe('just now');
 });

@@ -6,6 +6,8 @@ export * from './urns';
 export * from './scopes';
 export * from './headers';
 export * from './problem';
+export * from './document-check';
+export * from './timer-schedule';
 export * from './warnings';
 export * from './nats';
 export * from './schemas';

@@ -22,6 +22,16 @@ export function readInteger(env: Env, name: string, fallback: number, min = 0, m
   return value;
 }
 
+/** An IANA time zone by its canonical name (`Europe/Berlin`), `fallback` when unset, or a ConfigError. */
+export function readTimeZone(env: Env, name: string, fallback = 'UTC'): string {
+  const raw = readOptional(env, name) ?? fallback;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: raw }).resolvedOptions().timeZone;
+  } catch {
+    throw new ConfigError(`${name} must be an IANA time zone, got \`${raw}\``);
+  }
+}
+
 export function readChoice<T extends string>(env: Env, name: string, choices: readonly T[], fallback: T): T {
   const raw = readOptional(env, name);
   if (raw === undefined) return fallback;

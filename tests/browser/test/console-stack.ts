@@ -57,3 +57,13 @@ export async function startConsoleStack(replicas: number): Promise<ConsoleStack>
     throw error;
   }
 }
+
+/** A token of the administrator client, for setting up through pap's API what a test does not click through. */
+export async function adminToken(stack: ConsoleStack): Promise<string> {
+  const response = await fetch(`${stack.auth.url}/oauth/token`, {
+    method: 'POST',
+    headers: { Authorization: `Basic ${Buffer.from(`${ADMIN.id}:${ADMIN.secret}`).toString('base64')}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: 'grant_type=client_credentials',
+  });
+  return ((await response.json()) as { access_token: string }).access_token;
+}

@@ -14,9 +14,23 @@ export interface ReplicaDirectoryOptions {
   link: Pick<NatsLink, 'onConnected'>;
   prefix: string;
   logger: Logger;
-  /** A replica silent this long is shown as stale; after ten times as long it is forgotten. */
+  /** A replica silent this long is shown as stale (three report intervals by default). */
   staleAfterMs?: number;
+  /** A stale replica stays listed, with when it was last heard of, this long after its last report (an hour). */
+  forgetAfterMs?: number;
+  /** Most replicas remembered; past it the longest silent is forgotten first (anything may publish a name). */
+  maxReplicas?: number;
 }
+
+/**
+ * How long a silent replica stays listed: a stopped or cut-off pdp is what an operator comes to the list to see, so it
+ * stays as "last seen …" for an hour, long enough to be noticed; renamed replicas (a new pod name at each rollout) then
+ * drop out by themselves. pap keeps the list in memory, so a restarted pap lists only the replicas that report again.
+ */
+const REPLICA_FORGET_AFTER_MS = 60 * 60 * 1000;
+
+/** Bounds the memory a flood of reports under made-up names can take. */
+const MAX_KNOWN_REPLICAS = 1000;
 
 const text = (value: unknown): value is string => typeof value === 'string' && value.length > 0 && value.length <= 256;
 const revision = (value: unknown): value is number | null => value === null || (Number.isSafeInteger(value) && (value as number) >= 0);
@@ -51,9 +65,13 @@ export class ReplicaDirectory {
   private readonly replicas = new Map<string, KnownReplica>();
   private readonly subscription: LinkSubscription;
   private readonly staleAfterMs: number;
+  private readonly forgetAfterMs: number;
+  private readonly maxReplicas: number;
 
   constructor(private readonly options: ReplicaDirectoryOptions) {
     this.staleAfterMs = options.staleAfterMs ?? 3 * REPLICA_STATUS_INTERVAL_MS;
+    this.forgetAfterMs = Math.max(options.forgetAfterMs ?? REPLICA_FORGET_AFTER_MS, this.staleAfterMs);
+    this.maxReplicas = options.maxReplicas ?? MAX_KNOWN_REPLICAS;
     this.subscription = new LinkSubscription({
       link: options.link,
       subject: replicaStatusSubject(options.prefix),
@@ -81,13 +99,19 @@ export class ReplicaDirectory {
 
   /** Takes one report (what the subscription does with each message). */
   receive(report: ReplicaStatusReport, now = Date.now()): void {
+    this.replicas.delete(report.replica);
     this.replicas.set(report.replica, { report, receivedAt: now });
+    // The map is in order of the last report (delete, then set), so the first entry is the longest silent.
+    for (const name of this.replicas.keys()) {
+      if (this.replicas.size <= this.maxReplicas) break;
+      this.replicas.delete(name);
+    }
   }
 
-  /** The replicas heard of recently, by name, each with whether it has gone quiet. */
+  /** The replicas heard of within the forget time, by name, each with whether it has gone quiet. */
   list(now = Date.now()): Array<KnownReplica & { stale: boolean }> {
     for (const [name, known] of this.replicas) {
-      if (now - known.receivedAt > 10 * this.staleAfterMs) this.replicas.delete(name);
+      if (now - known.receivedAt > this.forgetAfterMs) this.replicas.delete(name);
     }
     return [...this.replicas.values()]
       .sort((a, b) => (a.report.replica < b.report.replica ? -1 : a.report.replica > b.report.replica ? 1 : 0))

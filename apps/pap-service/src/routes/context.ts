@@ -27,6 +27,8 @@ export interface RouteContext {
   storeOf<M extends DocumentMetadata>(kind: DocumentKind<M, unknown>): DocumentStore<M>;
   /** The pdp replicas that report over NATS (none known without propagation). */
   replicas?: ReplicaDirectory;
+  /** `POLICY_TIMEZONE`: the zone timers' next fire times are told in. */
+  timeZone: string;
 }
 
 export const papRoute = routesFor<RouteContext>();

@@ -13,7 +13,9 @@ export const replicasRoute = papRoute({
   method: 'get',
   path: '/ws/replicas',
   summary: 'the pdp replicas and their active revisions',
-  description: 'Every replica that reported over NATS in the last minute, by name, with how far it is behind pap.',
+  description:
+    'Every replica that reported over NATS in the last hour, by name, with how far it is behind pap; one silent for over ' +
+    'three report intervals is `stale` (stopped or cut off) and stays listed with its `lastSeenAt` until the hour is up.',
   scope: SCOPES.policyRead,
   responses: { 200: jsonResponse("pap's revision and the replicas", replicasAnswerSchema), ...common },
   handler: async (_req, res, { deps }) => {

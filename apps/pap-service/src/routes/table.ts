@@ -9,6 +9,7 @@ import { unregisterComponent } from './component-unregister';
 import type { RouteContext } from './context';
 import { documentRoutes } from './document-routes';
 import { replicasRoute } from './replicas';
+import { timerScheduleRoute } from './timer-schedule';
 
 /**
  * Every operation of pap's API (api.md §4), once: the router, the request checks and the OpenAPI document all
@@ -21,6 +22,7 @@ export const PAP_ROUTES: ReadonlyArray<Route<RouteContext>> = [
   unregisterComponent,
   ...documentRoutes(POLICY_KIND),
   ...documentRoutes(TIMER_KIND),
+  timerScheduleRoute,
   applyChanges,
   replicasRoute,
 ];

@@ -1,4 +1,4 @@
-import { HEADERS, parseWarnings, type AuthorizationDecision, type Component, type Event, type Warning } from '@custos/contracts';
+import { HEADERS, parseWarnings, type AuthorizationDecision, type Component, type DocumentCheck, type Event, type TimerSchedule, type Warning } from '@custos/contracts';
 import { apiErrorOf } from './problem';
 
 export type DocumentKindName = 'policy' | 'timer';
@@ -109,9 +109,12 @@ export class ConsoleApi {
     return Promise.all(ids.map((id) => this.document(kind, id)));
   }
 
-  /** Resolves when pap would accept the document; rejects with its diagnostics otherwise. Stores nothing. */
-  async validate(kind: DocumentKindName, xml: string): Promise<void> {
-    await this.call('POST', `/ws/${kind}/validate`, { body: xml, type: 'application/xml' });
+  /**
+   * What pap would say of the document if it were added: a 200 either way (`valid`, and the add's located problems),
+   * so the editor's check on every keystroke is no failed request. Stores nothing.
+   */
+  async validate(kind: DocumentKindName, xml: string): Promise<DocumentCheck> {
+    return (await this.call('POST', `/ws/${kind}/validate`, { body: xml, type: 'application/xml' })).body as DocumentCheck;
   }
 
   add(kind: DocumentKindName, xml: string): Promise<ChangeResult> {
@@ -120,6 +123,11 @@ export class ConsoleApi {
 
   replace(kind: DocumentKindName, id: string, xml: string): Promise<ChangeResult> {
     return this.change('PUT', `/ws/${kind}/${encodeURIComponent(id)}`, { body: xml, type: 'application/xml' });
+  }
+
+  /** When a timer fires next (pap's `GET /ws/timer/{id}/schedule`, in the pdps' `POLICY_TIMEZONE`). */
+  async timerSchedule(id: string): Promise<TimerSchedule> {
+    return (await this.call('GET', `/ws/timer/${encodeURIComponent(id)}/schedule`)).body as TimerSchedule;
   }
 
   deploy(kind: DocumentKindName, id: string): Promise<ChangeResult> {

@@ -10,7 +10,7 @@ export interface InterfaceForm {
   context: string;
   action: string;
   preventive: boolean;
-  /** One parameter per line: `name: type — description`, `!` after the name for a mandatory PIP/PXP parameter. */
+  /** One parameter per line: `name: type - description`, `!` after the name for a mandatory PIP/PXP parameter. */
   parameters: string;
 }
 
@@ -33,16 +33,33 @@ export const emptyInterface = (): InterfaceForm => ({
   parameters: '',
 });
 
-/** Reads `name: type — description` lines; blank lines are skipped. Throws with the line for a line without a type. */
+/**
+ * Where the description starts: the first dash that stands as a word of its own (`-`, `--`, `–` or `—` with a space
+ * on each side, or at the start or the end), or an en or em dash anywhere (no type has one). A hyphen inside a word
+ * (`com.acme.user-record`) stays in the type.
+ */
+const DESCRIPTION_SEPARATOR = /(?:^|\s+)(?:--?|[–—])(?:\s+|$)|\s*[–—]\s*/;
+
+/** The form's hint for the parameter lines, in the words `parseParameterLines` reads. */
+export const PARAMETER_SYNTAX = 'name: type - description';
+
+/**
+ * Reads `name: type - description` lines (any dash with spaces around it; an en or em dash needs none); blank lines
+ * are skipped. Throws with the line for a line without a name or a type.
+ */
 export function parseParameterLines(text: string, withMandatory: boolean): InterfaceParameter[] {
   const parameters: InterfaceParameter[] = [];
   text.split('\n').forEach((raw, index) => {
     const line = raw.trim();
     if (line === '') return;
-    const match = /^([^:!\s]+)(!?)\s*:\s*([^\s—-][^—]*?)\s*(?:—\s*(.*))?$/.exec(line);
-    if (!match?.[1] || !match[3]) throw new Error(`parameter line ${index + 1}: expected \`name: type — description\`, got \`${line}\``);
-    const parameter: InterfaceParameter = { name: match[1], type: match[3], description: match[4]?.trim() ?? '' };
-    if (withMandatory) parameter.mandatory = match[2] === '!';
+    const head = /^([^:!\s]+)(!?)\s*:\s*(.*)$/.exec(line);
+    const rest = head?.[3] ?? '';
+    const separator = DESCRIPTION_SEPARATOR.exec(rest);
+    const type = (separator === null ? rest : rest.slice(0, separator.index)).trim();
+    if (!head?.[1] || type === '') throw new Error(`parameter line ${index + 1}: expected \`${PARAMETER_SYNTAX}\`, got \`${line}\``);
+    const description = separator === null ? '' : rest.slice(separator.index + separator[0].length).trim();
+    const parameter: InterfaceParameter = { name: head[1], type, description };
+    if (withMandatory) parameter.mandatory = head[2] === '!';
     parameters.push(parameter);
   });
   return parameters;

@@ -44,6 +44,12 @@ export function declaredId(xml: string): string | undefined {
   return root?.[2];
 }
 
+/** The cron a timer's root element declares, as typed (for its reading while the timer is edited). */
+export function declaredCron(xml: string): string | undefined {
+  const root = /<(?:[A-Za-z_][\w.-]*:)?timer\b[^>]*?\bcron\s*=\s*(["'])(.*?)\1/s.exec(xml);
+  return root?.[2];
+}
+
 /** A starting point for a new document of the kind: valid as it is, to be renamed and changed. */
 export function documentTemplate(kind: 'policy' | 'timer'): string {
   if (kind === 'timer') {

@@ -12,34 +12,63 @@ const isRecord = (value: unknown): value is Record<string, unknown> => typeof va
 const text = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value) ?? 'undefined');
 const leaf = (label: string, value: unknown, tone?: TreeNode['tone']): TreeNode => ({ label, value: text(value), ...(tone ? { tone } : {}), children: [] });
 
-/** An operand as `source = value`; a constant as its value. */
-function operandText(operand: Record<string, unknown>): string {
-  const source = text(operand.source);
-  if (typeof operand.error === 'string') return `${source} failed: ${operand.error}`;
-  const value = `${JSON.stringify(operand.value) ?? 'undefined'}${operand.truncated === true ? ' (cut short)' : ''}`;
-  return source === 'constant' ? value : `${source} = ${value}`;
+/** Where an operand came from, for people: the engine's words without their code quotes (`event user at $.id`). */
+const sourceText = (source: unknown): string => text(source).replace(/`/g, '');
+
+/** An operand as a leaf: where it came from, and its value (JSON, so strings show their quotes and spaces). */
+function operandNode(operand: Record<string, unknown>): TreeNode {
+  if (typeof operand.error === 'string') return leaf(sourceText(operand.source), `failed: ${operand.error}`, 'error');
+  return leaf(sourceText(operand.source), `${JSON.stringify(operand.value) ?? 'undefined'}${operand.truncated === true ? ' (cut short)' : ''}`);
+}
+
+interface Recorded {
+  element: string;
+  node: TreeNode;
+  operands: Array<Record<string, unknown>>;
+  nested: Recorded[];
+}
+
+/**
+ * A recorded element with its operands under it, one per line, in order: `equals false` over `event user at
+ * $.name.firstName "Ann"` and `constant "Mallory"`. An operand that is itself recorded (a `plus` inside a `greater`)
+ * is shown as that element, with its own operands under it.
+ */
+function finish(recorded: Recorded): TreeNode {
+  const unused = [...recorded.nested];
+  const children = recorded.operands.map((operand) => {
+    const index = unused.findIndex((n) => n.element === text(operand.source));
+    if (index < 0) return operandNode(operand);
+    const [inner] = unused.splice(index, 1);
+    return inner === undefined ? operandNode(operand) : finish(inner);
+  });
+  return { ...recorded.node, children: [...children, ...unused.map(finish)] };
 }
 
 /** The values a condition compared: each comparison, function or arithmetic element with its operands and result, inner ones under outer ones. */
 function valueNodes(values: unknown, condition: number): TreeNode[] {
   const records = Array.isArray(values) ? values.filter(isRecord).filter((v) => v.condition === condition) : [];
-  const roots: TreeNode[] = [];
-  const open: TreeNode[] = [];
+  const roots: Recorded[] = [];
+  const open: Recorded[] = [];
   for (const v of records) {
-    const node: TreeNode = {
-      label: `${text(v.element)}(${(Array.isArray(v.operands) ? v.operands.filter(isRecord) : []).map(operandText).join(', ')})`,
-      value: typeof v.error === 'string' ? `failed: ${v.error}` : (JSON.stringify(v.value) ?? 'undefined'),
-      ...(typeof v.error === 'string' ? { tone: 'error' as const } : {}),
-      children: [],
+    const recorded: Recorded = {
+      element: text(v.element),
+      node: {
+        label: text(v.element),
+        value: typeof v.error === 'string' ? `failed: ${v.error}` : (JSON.stringify(v.value) ?? 'undefined'),
+        ...(typeof v.error === 'string' ? { tone: 'error' as const } : {}),
+        children: [],
+      },
+      operands: Array.isArray(v.operands) ? v.operands.filter(isRecord) : [],
+      nested: [],
     };
     const depth = Math.min(Number(v.depth) || 0, open.length);
     const parent = depth === 0 ? undefined : open[depth - 1];
-    if (parent === undefined) roots.push(node);
-    else parent.children.push(node);
+    if (parent === undefined) roots.push(recorded);
+    else parent.nested.push(recorded);
     open.length = depth;
-    open.push(node);
+    open.push(recorded);
   }
-  return roots;
+  return roots.map(finish);
 }
 
 function branchText(branch: unknown, outcome?: unknown): string {

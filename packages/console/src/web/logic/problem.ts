@@ -48,3 +48,18 @@ export function apiErrorOf(status: number, body: unknown): ApiError {
   }
   return new ApiError(status, `the server answered ${status}`, undefined, []);
 }
+
+/**
+ * Where a located problem is, in words: `line 4, column 9` for a document, the field path of a JSON body as the
+ * service wrote it (`parameters[2].value.type`), or '' when it has no location.
+ */
+export function placeOf(item: ProblemItem): string {
+  if (item.line !== undefined) return item.column !== undefined ? `line ${item.line}, column ${item.column}` : `line ${item.line}`;
+  return item.path !== undefined && item.path !== '' && item.path !== '(body)' ? item.path : '';
+}
+
+/** One problem as a line for people: its place, then its message. */
+export function problemLine(item: ProblemItem): string {
+  const place = placeOf(item);
+  return place === '' ? item.message : `${place}: ${item.message}`;
+}

@@ -1,7 +1,7 @@
 import type { Component } from '@custos/contracts';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ConsoleContext } from '../context';
-import { componentOf, emptyInterface, type ComponentForm, type InterfaceForm } from '../logic/component-form';
+import { componentOf, emptyInterface, PARAMETER_SYNTAX, type ComponentForm, type InterfaceForm } from '../logic/component-form';
 import { registrationWarnings, type RegistrationWarnings } from '../logic/registration-warnings';
 import { Dialog } from '../ui/dialog';
 import { messageOf } from '../ui/messages';
@@ -63,7 +63,14 @@ export function ComponentsPage({ ctx }: { ctx: ConsoleContext }) {
                             ? `${i.event.platform}/${i.event.context}/${i.event.action}${i.preventive ? ' (preventive)' : ''}`
                             : i.returnType}
                         </td>
-                        <td>{i.parameters.map((p) => `${p.name}: ${p.type}${'mandatory' in p && p.mandatory === true ? ' (mandatory)' : ''}`).join(', ')}</td>
+                        <td>
+                          {/* One a line, in the form's own syntax with the description, so what was registered can be checked. */}
+                          {i.parameters.map((p) => (
+                            <div key={p.name} class="parameter-line">
+                              {`${p.name}: ${p.type}${p.description !== '' ? ` - ${p.description}` : ''}${'mandatory' in p && p.mandatory === true ? ' (mandatory)' : ''}`}
+                            </div>
+                          ))}
+                        </td>
                         <td>{i.description ?? ''}</td>
                       </tr>
                     ))}
@@ -211,8 +218,8 @@ function RegisterForm({ ctx, onRegistered }: { ctx: ConsoleContext; onRegistered
               )}
               <div class="wide">
                 <label for={`${prefix}-parameters`}>
-                  Parameters, one per line: <code>name: type — description</code>
-                  {pep ? '' : ' (a ! after the name marks it mandatory)'}
+                  Parameters, one per line: <code>{PARAMETER_SYNTAX}</code> (any dash with spaces around it)
+                  {pep ? '' : '; a ! after the name marks it mandatory'}
                 </label>
                 <textarea id={`${prefix}-parameters`} rows={3} value={i.parameters} onInput={(e) => setInterface(index, { parameters: e.currentTarget.value })} />
               </div>

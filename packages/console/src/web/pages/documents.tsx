@@ -1,3 +1,4 @@
+import type { TimerSchedule } from '@custos/contracts';
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import type { ConsoleContext } from '../context';
 import type { DocumentKindName, StoredDocument } from '../logic/api';
@@ -6,6 +7,7 @@ import { hrefOf, navigate } from '../router';
 import { Dialog } from '../ui/dialog';
 import { messageOf } from '../ui/messages';
 import { Propagation } from '../ui/propagation';
+import { TimerScheduleCell } from '../ui/timer-schedule';
 import { DocumentEditor } from './document-editor';
 
 const NOUN: Record<DocumentKindName, { one: string; many: string; page: string }> = {
@@ -32,11 +34,15 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
   const [revision, setRevision] = useState<number | undefined>(undefined);
   /** Undeployed documents ticked to be deployed together, as one revision. */
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  /** Timers only: when each fires next, by id (missing while loading, or when pap could not say). */
+  const [schedules, setSchedules] = useState<ReadonlyMap<string, TimerSchedule>>(new Map());
 
   const load = async () => {
     try {
-      setDocuments(await ctx.api.documents(kind));
+      const loaded = await ctx.api.documents(kind);
+      setDocuments(loaded);
       setLoadError('');
+      if (kind === 'timer') void loadSchedules(loaded);
     } catch (e) {
       setLoadError(messageOf(e));
     }
@@ -44,6 +50,10 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
       (answer) => setRevision(answer.revision),
       () => setRevision(undefined),
     );
+  };
+  const loadSchedules = async (timers: readonly StoredDocument[]) => {
+    const answers = await Promise.all(timers.map((t) => ctx.api.timerSchedule(t.id.identifier).catch(() => undefined)));
+    setSchedules(new Map(answers.filter((a): a is TimerSchedule => a !== undefined).map((a) => [a.id.identifier, a])));
   };
   useEffect(() => {
     setSelected(new Set());
@@ -78,6 +88,9 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
   if (openId !== '') {
     return (
       <DocumentEditor
+        // One editor per address: going from a document to `new` (or to another one) starts afresh, with none of the
+        // previous text, check or banner.
+        key={openId}
         kind={kind}
         id={openId === 'new' ? undefined : openId}
         ctx={ctx}
@@ -179,7 +192,9 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
                     <td data-label="Id">
                       <a href={hrefOf(noun.page, id)}>{id}</a>
                     </td>
-                    <td data-label={kind === 'timer' ? 'Schedule' : 'Name'}>{kind === 'timer' ? <code>{d.cron}</code> : (d.name ?? '')}</td>
+                    <td data-label={kind === 'timer' ? 'Schedule' : 'Name'}>
+                      {kind === 'timer' ? <TimerScheduleCell cron={d.cron ?? ''} schedule={schedules.get(id)} /> : (d.name ?? '')}
+                    </td>
                     <td data-label="State">
                       <span class={d.deployed ? 'badge on' : 'badge'}>{d.deployed ? 'deployed' : 'not deployed'}</span>
                     </td>

@@ -4,6 +4,7 @@ import type { ConsoleContext } from '../context';
 import type { ExplainResult } from '../logic/api';
 import { buildEvent, fieldsForInterface, type ParameterField } from '../logic/event';
 import { explanationTree } from '../logic/explanation';
+import { ApiError, placeOf } from '../logic/problem';
 import { messageOf } from '../ui/messages';
 import { Tree } from '../ui/tree';
 
@@ -21,6 +22,17 @@ function pepChoices(components: readonly Component[]): PepChoice[] {
   );
 }
 
+/** Why the event was not explained: the service's detail, then each problem at its field (`parameters[2].value`). */
+interface Refusal {
+  message: string;
+  problems: Array<{ place: string; message: string }>;
+}
+
+function refusalOf(error: unknown): Refusal {
+  if (!(error instanceof ApiError)) return { message: messageOf(error), problems: [] };
+  return { message: error.message, problems: error.errors.map((item) => ({ place: placeOf(item), message: item.message })) };
+}
+
 export function PlaygroundPage({ ctx }: { ctx: ConsoleContext }) {
   const [choices, setChoices] = useState<PepChoice[]>([]);
   const [choice, setChoice] = useState('');
@@ -29,13 +41,13 @@ export function PlaygroundPage({ ctx }: { ctx: ConsoleContext }) {
   const [fields, setFields] = useState<ParameterField[]>([{ name: '', type: '', text: '' }]);
   const [json, setJson] = useState('');
   const [result, setResult] = useState<{ event: Event; answer: ExplainResult } | undefined>(undefined);
-  const [error, setError] = useState('');
+  const [error, setError] = useState<Refusal | undefined>(undefined);
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
     ctx.api.components().then(
       (components) => setChoices(pepChoices(components)),
-      (e: unknown) => setError(messageOf(e)),
+      (e: unknown) => setError(refusalOf(e)),
     );
   }, []);
 
@@ -61,13 +73,13 @@ export function PlaygroundPage({ ctx }: { ctx: ConsoleContext }) {
   const run = async (submit: SubmitEvent) => {
     submit.preventDefault();
     setBusy(true);
-    setError('');
+    setError(undefined);
     try {
       const event = eventToSend();
       const answer = await ctx.api.explain(event, ctx.lastRevision);
       setResult({ event, answer });
     } catch (e) {
-      setError(messageOf(e));
+      setError(refusalOf(e));
       setResult(undefined);
     } finally {
       setBusy(false);
@@ -79,7 +91,8 @@ export function PlaygroundPage({ ctx }: { ctx: ConsoleContext }) {
       <h1 id="playground-title">Playground</h1>
       <p class="meta">
         Runs an event through a pdp's explanation: nothing is recorded in the history and no PXP is called.
-        {ctx.lastRevision !== undefined && ` The pdp answers once it has revision ${ctx.lastRevision}, your last change.`}
+        {/* Revision 0 is the empty set (a component registration answers it): no change of yours to wait for. */}
+        {ctx.lastRevision !== undefined && ctx.lastRevision > 0 && ` The pdp answers once it has revision ${ctx.lastRevision}, your last change.`}
       </p>
       <form onSubmit={(e) => void run(e)} aria-label="Event">
         <fieldset>
@@ -151,10 +164,21 @@ export function PlaygroundPage({ ctx }: { ctx: ConsoleContext }) {
           </button>
         </div>
       </form>
-      {error !== '' && (
-        <p class="error" role="alert">
-          {error}
-        </p>
+      {error !== undefined && (
+        <div class="refusal" role="alert">
+          <p class="error">{error.message}</p>
+          {error.problems.length > 0 && (
+            <ul>
+              {error.problems.map((p, index) => (
+                <li key={index}>
+                  {p.place !== '' && <code>{p.place}</code>}
+                  {p.place !== '' && ': '}
+                  {p.message}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
       )}
       {result !== undefined && <Outcome result={result} />}
     </section>

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { ConsoleContext } from '../context';
 import type { ReplicasAnswer } from '../logic/api';
+import { agoOf } from '../logic/replicas';
 import { messageOf } from '../ui/messages';
 
 const REFRESH_MS = 2000;
@@ -27,7 +28,8 @@ export function ReplicasPage({ ctx }: { ctx: ConsoleContext }) {
     <section aria-labelledby="replicas-title">
       <h1 id="replicas-title">Replicas</h1>
       <p class="meta">
-        Every pdp replica reports its state over NATS every few seconds; pap shows what it heard last.
+        Every pdp replica reports its state over NATS every few seconds; pap shows what it heard last. A replica that
+        stops reporting (stopped, or cut off) stays listed as silent, with when it was last seen, for an hour.
         {answer !== undefined && ` pap's deployed set is at revision ${answer.revision}.`}
       </p>
       {error !== '' && (
@@ -46,6 +48,7 @@ export function ReplicasPage({ ctx }: { ctx: ConsoleContext }) {
             <thead>
               <tr>
                 <th scope="col">Replica</th>
+                <th scope="col">State</th>
                 <th scope="col">Active revision</th>
                 <th scope="col">Behind by</th>
                 <th scope="col">Last apply took</th>
@@ -57,13 +60,13 @@ export function ReplicasPage({ ctx }: { ctx: ConsoleContext }) {
               {answer.replicas.map((r) => (
                 <tr key={r.replica} class={r.stale ? 'stale' : ''}>
                   <td>{r.replica}</td>
+                  <td>{r.stale ? <span class="badge silent">silent: last seen {agoOf(r.lastSeenAt, Date.now())}</span> : <span class="badge on">reporting</span>}</td>
                   <td>{r.revision ?? (r.ready ? '–' : 'starting')}</td>
                   <td>{r.lag === null ? '–' : r.lag === 0 ? 'up to date' : `${r.lag} revision${r.lag === 1 ? '' : 's'}`}</td>
                   <td>{r.lagMs === null ? '–' : `${r.lagMs} ms`}</td>
-                  <td>{r.natsConnected ? 'connected' : 'disconnected'}</td>
+                  <td>{r.natsConnected ? 'connected' : 'disconnected'}{r.stale ? ' (when last seen)' : ''}</td>
                   <td>
                     <time dateTime={r.lastSeenAt}>{new Date(r.lastSeenAt).toLocaleTimeString()}</time>
-                    {r.stale ? ' (silent: gone?)' : ''}
                   </td>
                 </tr>
               ))}
