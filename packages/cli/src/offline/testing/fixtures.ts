@@ -29,7 +29,8 @@ interface Origin {
  * (`actionId`, `timestamp`, `parameters`) an event takes with `use:` and completes or overrides.
  */
 export class FixtureSet {
-  readonly values = new Map<string, { value: unknown; origin: Origin }>();
+  /** `at`: where the value is written, in the file being read when it was defined. */
+  readonly values = new Map<string, { value: unknown; origin: Origin; at: readonly PathSegment[] }>();
   readonly events = new Map<string, { parts: Record<string, unknown>; origin: Origin }>();
 
   /** Reads a `fixtures` section; problems go to `shape` (the file the section is written in). */
@@ -45,7 +46,7 @@ export class FixtureSet {
     for (const [name, value] of Object.entries(values ?? {})) {
       const where = [...at, 'values', name];
       if (this.isTaken(name, where, shape)) continue;
-      this.values.set(name, { value, origin: origin(where) });
+      this.values.set(name, { value, origin: origin(where), at: where });
     }
     for (const [name, value] of Object.entries(events ?? {})) {
       const where = [...at, 'events', name];
@@ -105,11 +106,16 @@ export class FixtureSet {
     return true;
   }
 
+  /**
+   * A value fixture with its references resolved. `where` is the reference being resolved (the cycle is reported
+   * there); the fixture's own references are located where the fixture is written. A fixture of an included file was
+   * resolved when that file was read, so nothing is left in it to locate in another file.
+   */
   private resolveValue(name: string, where: readonly PathSegment[], shape: Shape, resolving: readonly string[]): unknown {
     const entry = this.values.get(name);
     if (entry === undefined) return undefined;
     if (resolving.includes(name)) return shape.fail(where, `the fixture \`${name}\` refers to itself (${[...resolving, name].join(' → ')})`);
-    const value = this.replace(entry.value, where, shape, [...resolving, name]);
+    const value = this.replace(entry.value, entry.at, shape, [...resolving, name]);
     entry.value = value;
     return value;
   }

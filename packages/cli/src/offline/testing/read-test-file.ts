@@ -69,7 +69,7 @@ function readIncludes(value: unknown, file: string, shape: Shape, readText: (fil
     }
     const own = new Shape(yaml.source.locate);
     const root = yaml.source.value === null || yaml.source.value === undefined ? own.fail([], 'the file is empty; a fixture file holds `fixtures`') : own.record(yaml.source.value, [], { required: ['fixtures'] });
-    if (root !== undefined) fixtures.read(root.fixtures, ['fixtures'], own, included, yaml.source.locate);
+    if (root?.fixtures !== undefined) fixtures.read(root.fixtures, ['fixtures'], own, included, yaml.source.locate);
     problems.push(...problemsOf(included, own));
   });
   return fixtures;
