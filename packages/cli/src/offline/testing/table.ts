@@ -101,8 +101,10 @@ function readRow(row: unknown, columns: readonly string[], at: readonly PathSegm
     if (row.length !== columns.length) return shape.fail(at, `has ${row.length} value${row.length === 1 ? '' : 's'}, the table ${columns.length} columns (${columns.join(', ')})`);
     return new Map(columns.map((column, index) => [column, row[index]]));
   }
+  const before = shape.problems.length;
   const record = shape.record(row, at, { required: columns });
-  if (record === undefined) return undefined;
+  // A row missing a column is not played: its test would only repeat the problem.
+  if (record === undefined || shape.problems.length > before) return undefined;
   return new Map(columns.map((column) => [column, record[column]]));
 }
 
