@@ -17,8 +17,8 @@ export interface TickOutcome {
 /**
  * Plays a tick as the pdp's scheduler fires one: when the timer fires at the instant (in `settings.timeZone`, the
  * pdp's POLICY_TIMEZONE), each of its events, with its constant parameters and the instant as its timestamp, is
- * recorded and decided in turn after the test's history, with the test's stubs. The expectation's decision part is
- * compared with the decision on every fired event.
+ * recorded and decided in turn after the test's history, with the test's stubs. `allowed`, `delay` and `modifiers`
+ * of the expectation are compared with the decision on every fired event; `executes` with the calls of them all.
  */
 export async function runTickCase(file: TestFile, test: TickCase, timer: TimerDocument, set: PolicySet, recordedActions: ReadonlySet<string>): Promise<TickOutcome> {
   const { at } = test.tick;
@@ -40,9 +40,15 @@ export async function runTickCase(file: TestFile, test: TickCase, timer: TimerDo
   const fired = played.map((one, index) => ({ event: events[index] as Event, actual: outcomeOf(one.decision, one.calls) }));
   const expectation = test.expect.each;
   if (expectation !== undefined) {
+    // `allowed`, `delay` and `modifiers` hold for each fired event; `executes` for the tick: the calls of all its events.
+    const { executes, ...each } = expectation;
     for (const [index, one] of fired.entries()) {
       const action = timer.events[index]?.action ?? '';
-      for (const difference of compareOutcome(expectation, one.actual)) differences.push({ ...difference, message: `\`${action}\`: ${difference.message}` });
+      for (const difference of compareOutcome(each, one.actual)) differences.push({ ...difference, message: `\`${action}\`: ${difference.message}` });
+    }
+    if (executes !== undefined) {
+      const calls = fired.flatMap((one) => one.actual.executes);
+      differences.push(...compareOutcome({ allowed: true, executes }, { allowed: true, modifiers: [], delay: 0, executes: calls, errors: [] }));
     }
   }
   return { tick, fired, differences, explanation: played.flatMap((one) => one.explanation) };
