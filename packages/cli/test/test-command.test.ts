@@ -123,3 +123,28 @@ describe('coverage of a mechanism without else', () => {
     expect(failed[0]).toBe('coverage: 1 of 2 branches reached');
   });
 });
+
+describe('--format json', () => {
+  it('prints one document: each test with its decision, and the files that cannot run with their problems', async () => {
+    const directory = suite(2, 1);
+    writeFileSync(path.join(directory, 'broken.test.yaml'), 'policies: [p.xml]\ntests:\n  - { name: b, event: { use: nothing }, expect: { allowed: true } }\n');
+    const output = bufferedOutput(false);
+    expect(await runTests([directory], { junit: null, coverage: false, verbose: false, format: 'json' }, output)).toBe(2);
+    const report = JSON.parse(output.stdout.join('\n')) as {
+      files: Array<{ file: string; tests: Array<{ name: string; status: string; decided: { allowed: boolean } }> }>;
+      invalid: Array<{ file: string; problems: Array<{ line: number; column: number; message: string }> }>;
+      passed: number;
+      failed: number;
+    };
+    expect(report.files.map((file) => file.tests.map((test) => [test.name, test.status, test.decided.allowed]))).toEqual([
+      [
+        ['test 0', 'passed', true],
+        ['test 1', 'failed', true],
+      ],
+    ]);
+    expect(report.invalid).toEqual([
+      { file: path.join(directory, 'broken.test.yaml'), problems: [{ file: path.join(directory, 'broken.test.yaml'), line: 3, column: 30, message: 'tests[0].event.use: unknown event fixture `nothing`; no event fixture is defined' }] },
+    ]);
+    expect([report.passed, report.failed]).toEqual([1, 1]);
+  });
+});
