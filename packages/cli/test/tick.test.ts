@@ -73,6 +73,15 @@ describe('timer ticks', () => {
       '        `urn:action:acme:report` decided: {"eventAllowed":true,"modifiers":[],"delay":0}',
       '1 passed, 1 failed',
     ]);
+
+    // --verbose explains each fired event of the failed tick on its own.
+    const verbose = bufferedOutput(false);
+    await runTests([directory], { ...OPTIONS, verbose: true }, verbose);
+    const purge = verbose.stdout.indexOf('        explanation of `urn:action:acme:purge`:');
+    expect(verbose.stdout[purge + 1]).toBe('          `urn:policy:acme:nightly` mechanism 1 (`urn:action:acme:purge`): took `if`, outcome inhibit');
+    const report = verbose.stdout.indexOf('        explanation of `urn:action:acme:report`:');
+    expect(report).toBeGreaterThan(purge);
+    expect(verbose.stdout[report + 1]).toBe('          `urn:policy:acme:nightly` mechanism 2 (`urn:action:acme:report`): took `if`, outcome allow');
   });
 
   it('say when the timer does not fire at the instant, with its next fire time', async () => {
@@ -105,12 +114,12 @@ describe('timer ticks', () => {
     // No export today: the report is inhibited, so the expectation fails on it.
     expect(await runTests([directory], { ...OPTIONS, format: 'json', coverage: true }, output)).toBe(1);
     const report = JSON.parse(output.stdout.join('\n')) as {
-      files: Array<{ tests: Array<{ tick: unknown; fired: Array<{ actual: { allowed: boolean } }> }> }>;
+      files: Array<{ tests: Array<{ tick: unknown; fired: Array<{ decided: { allowed: boolean } }> }> }>;
       coverage: Array<{ reached: number; branches: number; missed: Array<{ mechanism: number; branch: string }> }>;
     };
     const [test] = report.files[0]?.tests ?? [];
     expect(test?.tick).toEqual({ timer: 'urn:timer:acme:nightly', at: 1795827600000, fires: true, next: null });
-    expect(test?.fired.map((fired) => fired.actual.allowed)).toEqual([true, false]);
+    expect(test?.fired.map((fired) => fired.decided.allowed)).toEqual([true, false]);
     expect(report.coverage[0]?.missed.map((missed) => `${missed.mechanism} ${missed.branch}`)).toEqual(['0 if', '1 if']);
   });
 

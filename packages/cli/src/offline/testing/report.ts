@@ -72,7 +72,12 @@ export function suiteLines(suite: SuiteResult, verbose: boolean): string[] {
     }
     lines.push(`  FAIL  ${test.name} (${suite.file}${test.line === undefined ? '' : `:${test.line}`})`);
     for (const line of [...notes, ...failure]) lines.push(`        ${line}`);
-    if (verbose && 'explanation' in outcome) {
+    if (verbose && 'tick' in outcome) {
+      for (const fired of outcome.fired) {
+        lines.push(`        explanation of \`${actionOf(fired.event.actionId)}\`:`);
+        for (const line of formatExplanation(fired.explanation)) lines.push(`          ${line}`);
+      }
+    } else if (verbose && 'explanation' in outcome) {
       lines.push('        explanation:');
       for (const line of formatExplanation(outcome.explanation)) lines.push(`          ${line}`);
     }

@@ -8,7 +8,8 @@ import type { ActualOutcome, TestFile, TickCase } from './test-file';
 /** What a tick test found: whether the timer fires at the instant (else when next), and the decision on each event it fires. */
 export interface TickOutcome {
   tick: { timer: string; at: number; fires: boolean; next: number | null };
-  fired: Array<{ event: Event; actual: ActualOutcome }>;
+  /** Each fired event with the decision on it and its explanation. */
+  fired: Array<{ event: Event; actual: ActualOutcome; explanation: MechanismExplanation[] }>;
   differences: Difference[];
   /** The explanations of every fired event, in order, for `--verbose` and coverage. */
   explanation: MechanismExplanation[];
@@ -37,7 +38,7 @@ export async function runTickCase(file: TestFile, test: TickCase, timer: TimerDo
 
   const events: Event[] = timer.events.map((fired) => ({ actionId: { urn: fired.action }, timestamp: at, parameters: wireParameters(fired.parameters) }));
   const played = await playEvents({ settings: file.settings, ...stubsOf(file, test), history: test.history }, events, set, recordedActions);
-  const fired = played.map((one, index) => ({ event: events[index] as Event, actual: outcomeOf(one.decision, one.calls) }));
+  const fired = played.map((one, index) => ({ event: events[index] as Event, actual: outcomeOf(one.decision, one.calls), explanation: one.explanation }));
   const expectation = test.expect.each;
   if (expectation !== undefined) {
     // `allowed`, `delay` and `modifiers` hold for each fired event; `executes` for the tick: the calls of all its events.

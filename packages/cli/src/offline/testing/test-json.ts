@@ -22,7 +22,10 @@ export function jsonReport(results: readonly SuiteResult[], broken: ReadonlyArra
       };
       if ('crash' in outcome) return { ...base, error: outcome.crash, failure: resultFailure(outcome) };
       const explanation = verbose ? { explanation: outcome.explanation } : {};
-      if ('tick' in outcome) return { ...base, differences: outcome.differences, tick: outcome.tick, fired: outcome.fired, ...explanation };
+      if ('tick' in outcome) {
+        const fired = outcome.fired.map(({ event, actual, explanation: why }) => ({ event, decided: actual, ...(verbose ? { explanation: why } : {}) }));
+        return { ...base, differences: outcome.differences, tick: outcome.tick, fired };
+      }
       return { ...base, differences: outcome.differences, decided: outcome.actual, ...explanation };
     }),
   }));
