@@ -198,3 +198,23 @@ tests:
     expect(output.stdout).toContain(`  ${path.join(directory, 'bad.test.yaml')}:4:32: tests[0].event.use: unknown event fixture \`exports\`; did you mean \`export\`?`);
   });
 });
+
+describe('a refused event fixture', () => {
+  it('is reported where it is written, and the tests using it add nothing to that', () => {
+    const read = readTestFile(
+      'f.test.yaml',
+      `policies: [export.xml]
+fixtures:
+  events:
+    export:
+      actionId: { scope: ACME, action: export }
+tests:
+  - { name: a, event: { use: export, timestamp: 1 }, expect: { allowed: true } }
+  - { name: b, event: { use: export, timestamp: 2 }, expect: { allowed: true } }
+`,
+    );
+    expect(read.ok ? [] : read.problems.map((p) => `${p.line}:${p.column} ${p.message}`)).toEqual([
+      '5:26 fixtures.events.export.actionId.scope: `ACME` is not a solution: use lower-case letters, digits, `.`, `_` and `-`',
+    ]);
+  });
+});

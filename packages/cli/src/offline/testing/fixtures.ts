@@ -32,6 +32,8 @@ export class FixtureSet {
   /** `at`: where the value is written, in the file being read when it was defined. */
   readonly values = new Map<string, { value: unknown; origin: Origin; at: readonly PathSegment[] }>();
   readonly events = new Map<string, { parts: Record<string, unknown>; origin: Origin }>();
+  /** Event fixtures refused where they are written: an event using one is not read, so nothing follows from it. */
+  private readonly refused = new Set<string>();
 
   /** Reads a `fixtures` section; problems go to `shape` (the file the section is written in). */
   read(section: unknown, at: readonly PathSegment[], shape: Shape, file: string, locate: (path: readonly PathSegment[]) => Position | undefined): void {
@@ -62,14 +64,12 @@ export class FixtureSet {
       if (entry === undefined || entry.origin.file !== file) continue;
       const where = [...at, 'events', name];
       const resolved = this.resolve(entry.parts, where, shape);
-      if (resolved === undefined) {
-        this.events.delete(name);
-        continue;
-      }
-      entry.parts = resolved as Record<string, unknown>;
       // Checked as an event would be, with what a using event adds left open.
-      const trial = { actionId: { scope: 'fixture', action: 'fixture' }, timestamp: 0, ...entry.parts };
-      if (readWireEvent(trial, where, shape) === undefined) this.events.delete(name);
+      const trial = resolved === undefined ? undefined : readWireEvent({ actionId: { scope: 'fixture', action: 'fixture' }, timestamp: 0, ...(resolved as object) }, where, shape);
+      if (trial === undefined) {
+        this.events.delete(name);
+        this.refused.add(name);
+      } else entry.parts = resolved as Record<string, unknown>;
     }
   }
 
@@ -92,6 +92,7 @@ export class FixtureSet {
     const { use, ...own } = value as Record<string, unknown>;
     const name = shape.string(use, [...at, 'use'], { nonEmpty: true });
     if (name === undefined) return undefined;
+    if (this.refused.has(name)) return undefined;
     const fixture = this.events.get(name);
     if (fixture === undefined) return shape.fail([...at, 'use'], unknownFixture('event', name, [...this.events.keys()], [...this.values.keys()]));
     const merged: Record<string, unknown> = { ...fixture.parts, ...own };
