@@ -1,5 +1,9 @@
 import path from 'node:path';
 import { readTestFile } from '../src/offline/testing/read-test-file';
+import type { TestCase } from '../src/offline/testing/test-file';
+
+/** The event of an event test; none for a tick. */
+const eventOf = (test: TestCase | undefined) => (test !== undefined && 'event' in test ? test.event : undefined);
 
 const EVENT = `{ actionId: { scope: acme, action: show }, timestamp: 1000, parameters: [{ name: user, value: { value: ann } }] }`;
 
@@ -39,7 +43,7 @@ tests:
     const [test] = file.tests;
     expect(test?.name).toBe('first');
     expect(test?.line).toBe(8);
-    expect(test?.event).toEqual({
+    expect(eventOf(test)).toEqual({
       actionId: { scope: 'acme', action: 'show' },
       timestamp: 1000,
       // The wire's optional parts get the pdp's reading: informational type, not complex.
@@ -147,8 +151,8 @@ tests:
     expect(read.problems.map((p) => p.message)).toEqual([
       'pips[0]: needs `value` (the answer) or `fail: true`',
       'tests[1].name: repeats the name of tests[0]',
-      'tests[2]: needs `event`',
       'tests[2]: needs `expect`',
+      'tests[2]: needs `event` (an event to decide) or `tick` (a timer at an instant)',
     ]);
     const empty = readTestFile('empty.test.yaml', '');
     expect(empty.ok === false && empty.problems.map((p) => p.message)).toEqual(['the file is empty; it needs `policies` and `tests`']);
@@ -169,7 +173,7 @@ tests:
     const read = readTestFile('short.test.yaml', text);
     if (!read.ok) throw new Error(JSON.stringify(read.problems));
     const [test] = read.file.tests;
-    expect(test?.event.parameters).toEqual([
+    expect(eventOf(test)?.parameters).toEqual([
       { name: 'user', value: { value: { id: 'ann' }, type: 'java.lang.Object', isComplex: true } },
       { name: 'amount', value: { value: 3, type: 'java.lang.Double', isComplex: false } },
       { name: 'tags', value: { value: ['a', 'b'], type: 'java.util.ArrayList', isComplex: true } },

@@ -3,7 +3,7 @@ import type { Event } from '@custos/contracts';
 import { BranchCoverage, formatCoverage } from '../src/offline/testing/coverage';
 import type { LoadedPolicy } from '../src/offline/testing/load-policies';
 import { runTestCase } from '../src/offline/testing/run-test-case';
-import type { Expectation, TestCase, TestFile } from '../src/offline/testing/test-file';
+import type { EventCase, Expectation, TestFile } from '../src/offline/testing/test-file';
 import { formatExplanation } from '../src/offline/testing/trace';
 import { policyXml } from './support/cli';
 
@@ -62,7 +62,7 @@ const event = (action: string, timestamp: number, parameters: Record<string, unk
   parameters: Object.entries(parameters).map(([name, value]) => ({ name, value: { value, type: 'x', isComplex: false } })),
 });
 
-const test = (main: Event, expectation: Expectation, extra: Partial<TestCase> = {}): TestCase => ({
+const test = (main: Event, expectation: Expectation, extra: Partial<EventCase> = {}): EventCase => ({
   name: 't',
   path: 'tests[0]',
   event: main,
@@ -152,12 +152,13 @@ describe('playing a test', () => {
       coverage.add((await runTestCase(FILE, played, SET, RECORDED)).explanation, [LOADED]);
     }
     const [report] = coverage.report();
-    // Mechanisms 0–2 have 2 + 2 + 2 branches; the tests reached print's else and status' if.
-    expect(report).toMatchObject({ id: 'urn:policy:acme:p', file: 'p.xml', branches: 6, reached: 2 });
-    expect(report?.missed.map((m) => `${m.mechanism} ${m.branch}`)).toEqual(['0 if', '1 elseif 1', '2 if', '2 else']);
+    // Mechanisms 0–2 have 2 + 3 (status has no `else`: its fall-through counts) + 2 branches; the tests reached
+    // print's else and status' if.
+    expect(report).toMatchObject({ id: 'urn:policy:acme:p', file: 'p.xml', branches: 7, reached: 2 });
+    expect(report?.missed.map((m) => `${m.mechanism} ${m.branch}`)).toEqual(['0 if', '1 elseif 1', '1 fall-through', '2 if', '2 else']);
     expect(report?.unmeasured.map((m) => m.mechanism)).toEqual([3]);
     const lines = formatCoverage(coverage.report());
-    expect(lines[0]).toBe('coverage: 2 of 6 branches reached');
+    expect(lines[0]).toBe('coverage: 2 of 7 branches reached');
     expect(lines).toContain(`    p.xml:${report?.missed[0]?.line}:${report?.missed[0]?.column}: mechanism 1 (\`urn:action:acme:print\`): \`if\` never reached`);
   });
 

@@ -90,3 +90,61 @@ describe('the test command in process', () => {
     expect(output.stdout).toContain('              if: equals(event `user` at `$.id` = "alice", "bob") → false');
   });
 });
+
+describe('coverage of a mechanism without else', () => {
+  // Allowed when 1 / amount > 0; an amount of 0 makes the condition fail (division by zero).
+  const MECHANISM =
+    '<mechanism event="urn:action:acme:a"><if><greater><divide><constant:number value="1"/><event:number eventParameter="amount" default="1"/></divide>' +
+    '<constant:number value="0"/></greater><then><allow/></then></if></mechanism>';
+  const testLine = (name: string, parameters: string) =>
+    `  - { name: ${name}, event: { actionId: { scope: acme, action: a }, timestamp: 0${parameters} }, expect: { allowed: true } }`;
+
+  async function coverageOf(tests: string[]): Promise<string[]> {
+    const directory = temporaryDirectory();
+    writeFileSync(path.join(directory, 'p.xml'), policyXml('urn:policy:acme:p', MECHANISM));
+    writeFileSync(path.join(directory, 'c.test.yaml'), `policies: [p.xml]\ntests:\n${tests.join('\n')}\n`);
+    const output = bufferedOutput(false);
+    await runTests([directory], { junit: null, coverage: true, verbose: false }, output);
+    return output.stdout.filter((line) => /^coverage|^ {4}\S/.test(line));
+  }
+
+  it('reports its fall-through as a branch that a test which never falls through leaves uncovered', async () => {
+    const lines = await coverageOf([testLine('positive', ', parameters: { amount: 2 }')]);
+    expect(lines[0]).toBe('coverage: 1 of 2 branches reached');
+    expect(lines[1]).toMatch(/^ {4}.*p\.xml:3:1: mechanism 1 \(`urn:action:acme:a`\): the fall-through \(no condition true, no `else`\) never reached$/);
+  });
+
+  it('counts the fall-through reached by a test whose conditions are all false, not by one whose condition failed', async () => {
+    expect(await coverageOf([testLine('positive', ', parameters: { amount: 2 }'), testLine('negative', ', parameters: { amount: -2 }')])).toEqual([
+      'coverage: 2 of 2 branches reached',
+    ]);
+    // Dividing by zero, the condition fails: the mechanism took no branch at all (and inhibits, failing closed).
+    const failed = await coverageOf([testLine('positive', ', parameters: { amount: 2 }'), testLine('zero', ', parameters: { amount: 0 }')]);
+    expect(failed[0]).toBe('coverage: 1 of 2 branches reached');
+  });
+});
+
+describe('--format json', () => {
+  it('prints one document: each test with its decision, and the files that cannot run with their problems', async () => {
+    const directory = suite(2, 1);
+    writeFileSync(path.join(directory, 'broken.test.yaml'), 'policies: [p.xml]\ntests:\n  - { name: b, event: { use: nothing }, expect: { allowed: true } }\n');
+    const output = bufferedOutput(false);
+    expect(await runTests([directory], { junit: null, coverage: false, verbose: false, format: 'json' }, output)).toBe(2);
+    const report = JSON.parse(output.stdout.join('\n')) as {
+      files: Array<{ file: string; tests: Array<{ name: string; status: string; decided: { allowed: boolean } }> }>;
+      invalid: Array<{ file: string; problems: Array<{ line: number; column: number; message: string }> }>;
+      passed: number;
+      failed: number;
+    };
+    expect(report.files.map((file) => file.tests.map((test) => [test.name, test.status, test.decided.allowed]))).toEqual([
+      [
+        ['test 0', 'passed', true],
+        ['test 1', 'failed', true],
+      ],
+    ]);
+    expect(report.invalid).toEqual([
+      { file: path.join(directory, 'broken.test.yaml'), problems: [{ file: path.join(directory, 'broken.test.yaml'), line: 3, column: 30, message: 'tests[0].event.use: unknown event fixture `nothing`; no event fixture is defined' }] },
+    ]);
+    expect([report.passed, report.failed]).toEqual([1, 1]);
+  });
+});

@@ -58,10 +58,11 @@ export function registerOfflineCommands(program: Command): void {
     .argument('[paths...]', 'test files, or directories to search for *.test.yaml')
     .option('--junit <file>', 'also write the results as JUnit XML to this file')
     .option('--coverage', 'report the if/elseif/else branches of each policy that no test reached')
-    .option('--verbose', 'print the explanation of each failed test')
+    .option('--verbose', 'print the explanation of each failed test (with --format json: of every test)')
     .option('--run <pattern>', 'run only the tests whose name contains this text (case-insensitive) or matches this /regular expression/')
     .option('--strict', "make a test whose action no mechanism of its file's policies reacts to an error instead of a warning")
-    .action(async (paths: string[], options: { junit?: string; coverage?: boolean; verbose?: boolean; run?: string; strict?: boolean }) => {
+    .addOption(new Option('--format <format>', 'output format: text lines, or one JSON document').choices(['text', 'json']).default('text'))
+    .action(async (paths: string[], options: { junit?: string; coverage?: boolean; verbose?: boolean; run?: string; strict?: boolean; format: 'text' | 'json' }) => {
       process.exitCode = await runTests(
         paths.length === 0 ? ['.'] : paths,
         {
@@ -70,6 +71,7 @@ export function registerOfflineCommands(program: Command): void {
           verbose: options.verbose === true,
           run: options.run ?? null,
           strict: options.strict === true,
+          format: options.format,
         },
         processOutput,
       );

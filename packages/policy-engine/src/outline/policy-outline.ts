@@ -3,9 +3,14 @@ import type { ElementNode } from '../ast/nodes';
 import { parsePolicy } from '../parse/parse-policy';
 import { readXml } from '../xml/read-xml';
 
-/** A branch a mechanism can take, named as explanations name it (`MechanismExplanation.branch`), with its place. */
+/**
+ * A branch a mechanism can take, named as explanations name it (`MechanismExplanation.branch`), with its place.
+ * `none` is the fall-through of a mechanism with conditions and no `else`: no condition was true, and the mechanism
+ * decides nothing (an explanation reports it as `none` with an outcome other than `error`). It is placed at the
+ * mechanism, as no element of its own stands for it.
+ */
 export interface BranchOutline {
-  readonly branch: Exclude<BranchTaken, { kind: 'none' }>;
+  readonly branch: BranchTaken;
   readonly line: number;
   readonly column?: number;
 }
@@ -49,5 +54,7 @@ function outlineMechanism(node: ElementNode, mechanism: number): MechanismOutlin
     else continue;
     branches.push({ branch, ...child.location });
   }
+  // Without an `else`, "no condition was true" is a path of its own, which a test may or may not have taken.
+  if (branches.length > 0 && !branches.some((outline) => outline.branch.kind === 'else')) branches.push({ branch: { kind: 'none' }, ...node.location });
   return { mechanism, event: node.attributes.get('event')?.value ?? '', ...node.location, branches };
 }

@@ -26,7 +26,10 @@ describe('policy outline', () => {
       [{ kind: 'elseif', index: 1 }, 5, 5],
       [{ kind: 'else' }, 6, 5],
     ]);
-    expect(outline?.mechanisms[1]?.branches).toHaveLength(1);
+    expect(outline?.mechanisms[1]?.branches.map((b) => [b.branch, b.line, b.column])).toEqual([
+      [{ kind: 'if', index: 0 }, 9, 5],
+      [{ kind: 'none' }, 8, 3],
+    ]);
   });
 
   it('answers null for text that is not a policy', () => {

@@ -4,6 +4,7 @@ import { formatProblem, type LocatedProblem } from '../../output/located';
 import type { Output } from '../../output/streams';
 import { unreadable } from '../files';
 import { show } from '../testing/compare';
+import { readInstant } from '../testing/instant';
 import { PolicyCache } from '../testing/load-policies';
 import { playEvent, type Scene } from '../testing/play-event';
 import { outcomeOf } from '../testing/run-test-case';
@@ -102,13 +103,5 @@ function readText(file: string, readStdin: () => string): string | LocatedProble
 }
 
 function timeOf(text: string | null): number | null {
-  if (text === null) return Date.now();
-  if (/^\d+$/.test(text)) {
-    const ms = Number(text);
-    return Number.isSafeInteger(ms) ? ms : null;
-  }
-  // Only full ISO 8601 times with a date: Date.parse is lenient with anything else.
-  if (!/^\d{4}-\d{2}-\d{2}(T[\d:.]+(Z|[+-]\d{2}:?\d{2})?)?$/.test(text)) return null;
-  const ms = Date.parse(text);
-  return Number.isNaN(ms) || ms < 0 ? null : ms;
+  return text === null ? Date.now() : readInstant(text);
 }

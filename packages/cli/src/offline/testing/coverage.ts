@@ -8,7 +8,7 @@ export interface MissedBranch {
   /** 0-based, as in explanations; printed from 1. */
   mechanism: number;
   event: string;
-  /** `if`, `elseif 2`, `else` */
+  /** `if`, `elseif 2`, `else`, `fall-through` */
   branch: string;
 }
 
@@ -22,8 +22,11 @@ export interface PolicyCoverage {
   unmeasured: Array<{ mechanism: number; event: string; line: number }>;
 }
 
-/** A branch as a key: the same for the outline and for `MechanismExplanation.branch`. */
-function branchKey(branch: MechanismExplanation['branch'] | BranchOutline['branch']): string | null {
+/**
+ * A branch as a key: the same for the outline and for `MechanismExplanation.branch`. `none` is the fall-through
+ * (no condition true, no `else`), except in the explanation of a mechanism that failed, which took no branch at all.
+ */
+function branchKey(branch: BranchOutline['branch'], failed = false): string | null {
   switch (branch.kind) {
     case 'if':
       return 'if';
@@ -31,18 +34,19 @@ function branchKey(branch: MechanismExplanation['branch'] | BranchOutline['branc
       return `elseif:${branch.index}`;
     case 'else':
       return 'else';
-    default:
-      return null;
+    case 'none':
+      return failed ? null : 'fall-through';
   }
 }
 
 function branchLabel(branch: BranchOutline['branch']): string {
+  if (branch.kind === 'none') return 'fall-through';
   return branch.kind === 'elseif' ? `elseif ${branch.index + 1}` : branch.kind;
 }
 
 /**
- * Mechanism branch coverage over every test run: which `if`/`elseif`/`else` of each policy the explanation of some
- * test's event reported as taken. Events of `history` are not counted; they set the scene.
+ * Mechanism branch coverage over every test run: which `if`/`elseif`/`else` of each policy, and the fall-through of
+ * a mechanism without `else`, the explanation of some test's event reported as taken. Events of `history` are not counted; they set the scene.
  */
 export class BranchCoverage {
   private readonly policies = new Map<string, LoadedPolicy>();
@@ -57,7 +61,7 @@ export class BranchCoverage {
       const loaded = byId.get(mechanism.policyId);
       if (loaded === undefined) continue;
       if ((mechanism.conditionExecutions ?? []).length > 0) this.unmeasured.add(`${loaded.file}\0${mechanism.mechanism}`);
-      const key = branchKey(mechanism.branch);
+      const key = branchKey(mechanism.branch, mechanism.outcome === 'error');
       if (key !== null) this.reached.add(`${loaded.file}\0${mechanism.mechanism}\0${key}`);
     }
   }
@@ -103,7 +107,8 @@ export function formatCoverage(report: readonly PolicyCoverage[]): string[] {
     lines.push(`  ${policy.id} (${policy.file}): ${policy.reached}/${policy.branches}`);
     for (const missed of policy.missed) {
       const where = `${missed.file}:${missed.line}${missed.column === undefined ? '' : `:${missed.column}`}`;
-      lines.push(`    ${where}: mechanism ${missed.mechanism + 1} (\`${missed.event}\`): \`${missed.branch}\` never reached`);
+      const what = missed.branch === 'fall-through' ? 'the fall-through (no condition true, no `else`)' : `\`${missed.branch}\``;
+      lines.push(`    ${where}: mechanism ${missed.mechanism + 1} (\`${missed.event}\`): ${what} never reached`);
     }
     for (const mechanism of policy.unmeasured) {
       lines.push(

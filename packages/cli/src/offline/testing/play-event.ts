@@ -28,6 +28,16 @@ export interface Played {
  * taken first, on the same state, since explaining changes nothing. `policy test` and `eval` share it.
  */
 export async function playEvent(scene: Scene, set: PolicySet, recordedActions: ReadonlySet<string>): Promise<Played> {
+  const [played] = await playEvents(scene, [scene.event], set, recordedActions);
+  if (played === undefined) throw new Error('one event played, no decision');
+  return played;
+}
+
+/**
+ * Plays the scene's history, then `events` one after the other on the state it left, each recorded and decided as
+ * `playEvent` does: the events a timer fires at one tick, which the pdp decides in turn.
+ */
+export async function playEvents(scene: Omit<Scene, 'event'>, events: readonly Event[], set: PolicySet, recordedActions: ReadonlySet<string>): Promise<Played[]> {
   const options: DecideOptions = { defaultDecision: scene.settings.defaultDecision, timeZone: scene.settings.timeZone };
   const history = createMemoryHistory();
   const pip = stubPip(scene.pips);
@@ -40,10 +50,14 @@ export async function playEvent(scene: Scene, set: PolicySet, recordedActions: R
     await decide(set, event, options, ports(event.timestamp, null));
   }
 
-  const event = engineEventOf(scene.event);
-  if (recordedActions.has(event.action)) history.record(event.action, event.timestamp, event.parameters);
-  const explained = await decide(set, event, { ...options, explain: true }, ports(event.timestamp, null));
-  const calls: PxpCall[] = [];
-  const decision = await decide(set, event, options, ports(event.timestamp, calls));
-  return { decision, calls, explanation: explained.explanation ?? [] };
+  const played: Played[] = [];
+  for (const wire of events) {
+    const event = engineEventOf(wire);
+    if (recordedActions.has(event.action)) history.record(event.action, event.timestamp, event.parameters);
+    const explained = await decide(set, event, { ...options, explain: true }, ports(event.timestamp, null));
+    const calls: PxpCall[] = [];
+    const decision = await decide(set, event, options, ports(event.timestamp, calls));
+    played.push({ decision, calls, explanation: explained.explanation ?? [] });
+  }
+  return played;
 }

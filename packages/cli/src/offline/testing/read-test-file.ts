@@ -1,42 +1,83 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { LocatedProblem } from '../../output/located';
+import { unreadable } from '../files';
+import { FIXTURE_TAG, FixtureSet } from './fixtures';
+import { readExpectation } from './read-expectation';
+import { readTick, readTickExpectation } from './read-tick';
 import { Shape } from './shape';
-import type { ExpectedExecute, ExpectedModifier, ExpectedParameter, Expectation, PipStub, PxpStub, TestCase, TestFile, TestSettings } from './test-file';
+import { expandTable } from './table';
+import type { PipStub, PxpStub, TestCase, TestFile, TestSettings } from './test-file';
 import { readWireEvent } from './wire-event';
-import { readYaml, type PathSegment } from './yaml-source';
+import { formatPath, readYaml, type PathSegment, type Position } from './yaml-source';
 
 const PIP_METHOD = /^urn:info:[a-z0-9._-]+:[A-Za-z0-9._-]+$|^[A-Za-z0-9._-]+$/;
 const ACTION_URN = /^urn:action:[a-z0-9._-]+:[A-Za-z0-9._-]+$/;
 
 export type TestFileRead = { ok: true; file: TestFile } | { ok: false; problems: LocatedProblem[] };
 
+type Locate = (path: readonly PathSegment[]) => Position | undefined;
+
 /**
  * Reads a `*.test.yaml` file: YAML syntax first (located by the yaml library), then its shape, reporting every
- * problem with its path inside the file (`tests[2].expect.allowed`) and where it is written.
+ * problem with its path inside the file (`tests[2].expect.allowed`) and where it is written. Fixture files it
+ * `include`s are read with `readText` (relative to the test file); their problems are located in them.
  */
-export function readTestFile(file: string, text: string): TestFileRead {
-  const yaml = readYaml(text);
+export function readTestFile(file: string, text: string, readText: (file: string) => string = (name) => readFileSync(name, 'utf8')): TestFileRead {
+  const yaml = readYaml(text, [FIXTURE_TAG]);
   if (!yaml.ok) return { ok: false, problems: yaml.problems.map((problem) => ({ file, ...problem })) };
   const shape = new Shape(yaml.source.locate);
-  const parsed = readRoot(yaml.source.value, file, shape, yaml.source.locate);
-  if (parsed === undefined || shape.problems.length > 0) {
-    const inOrder = [...shape.problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
-    return {
-      ok: false,
-      problems: inOrder.map(({ path: where, message, line, column }) => ({
-        file,
-        message: where === '' ? message : `${where}: ${message}`,
-        ...(line === undefined ? {} : { line }),
-        ...(column === undefined ? {} : { column }),
-      })),
-    };
-  }
+  const included: LocatedProblem[] = [];
+  const parsed = readRoot(yaml.source.value, file, shape, yaml.source.locate, (list) => readIncludes(list, file, shape, readText, included));
+  if (parsed === undefined || shape.problems.length > 0 || included.length > 0) return { ok: false, problems: [...included, ...problemsOf(file, shape)] };
   return { ok: true, file: parsed };
 }
 
-function readRoot(value: unknown, file: string, shape: Shape, locate: (path: readonly PathSegment[]) => { line: number; column: number } | undefined): TestFile | undefined {
+/** A shape's problems in the order they are written, each `path: message` at its place in `file`. */
+function problemsOf(file: string, shape: Shape): LocatedProblem[] {
+  const inOrder = [...shape.problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  return inOrder.map(({ path: where, message, line, column }) => ({
+    file,
+    message: where === '' ? message : `${where}: ${message}`,
+    ...(line === undefined ? {} : { line }),
+    ...(column === undefined ? {} : { column }),
+  }));
+}
+
+/**
+ * `include: [files]`: fixture files (docs/cli.md, "Fixtures"), each holding only a `fixtures` section, read into one
+ * set before the test file's own fixtures. A file that cannot be read is a problem at its entry in `include`.
+ */
+function readIncludes(value: unknown, file: string, shape: Shape, readText: (file: string) => string, problems: LocatedProblem[]): FixtureSet {
+  const fixtures = new FixtureSet();
+  if (value === undefined) return fixtures;
+  shape.list(value, ['include'])?.forEach((item, index) => {
+    const written = shape.string(item, ['include', index], { nonEmpty: true });
+    if (written === undefined) return;
+    const included = path.join(path.dirname(file), written);
+    let text: string;
+    try {
+      text = readText(included);
+    } catch (error) {
+      shape.fail(['include', index], `\`${written}\` (${included}): ${unreadable(error)}`);
+      return;
+    }
+    const yaml = readYaml(text, [FIXTURE_TAG]);
+    if (!yaml.ok) {
+      problems.push(...yaml.problems.map((problem) => ({ file: included, ...problem })));
+      return;
+    }
+    const own = new Shape(yaml.source.locate);
+    const root = yaml.source.value === null || yaml.source.value === undefined ? own.fail([], 'the file is empty; a fixture file holds `fixtures`') : own.record(yaml.source.value, [], { required: ['fixtures'] });
+    if (root?.fixtures !== undefined) fixtures.read(root.fixtures, ['fixtures'], own, included, yaml.source.locate);
+    problems.push(...problemsOf(included, own));
+  });
+  return fixtures;
+}
+
+function readRoot(value: unknown, file: string, shape: Shape, locate: Locate, include: (list: unknown) => FixtureSet): TestFile | undefined {
   if (value === null || value === undefined) return shape.fail([], 'the file is empty; it needs `policies` and `tests`');
-  const root = shape.record(value, [], { required: ['policies', 'tests'], optional: ['settings', 'pips', 'pxps'] });
+  const root = shape.record(value, [], { required: ['policies', 'tests'], optional: ['settings', 'pips', 'pxps', 'include', 'fixtures'] });
   if (root === undefined) return undefined;
   const directory = path.dirname(file);
   const policies: TestFile['policies'] = [];
@@ -46,20 +87,45 @@ function readRoot(value: unknown, file: string, shape: Shape, locate: (path: rea
     const written = shape.string(item, ['policies', index], { nonEmpty: true });
     if (written !== undefined) policies.push({ path: path.join(directory, written), written, ...locate(['policies', index]) });
   });
+  const fixtures = include(root.include);
+  if (root.fixtures !== undefined) fixtures.read(root.fixtures, ['fixtures'], shape, file, locate);
   const settings = readSettings(root.settings, shape);
-  const pips = root.pips === undefined ? [] : readPips(root.pips, ['pips'], shape);
-  const pxps = root.pxps === undefined ? [] : readPxps(root.pxps, ['pxps'], shape);
+  const filePips = root.pips === undefined ? undefined : fixtures.resolve(root.pips, ['pips'], shape);
+  const filePxps = root.pxps === undefined ? undefined : fixtures.resolve(root.pxps, ['pxps'], shape);
+  const pips = filePips === undefined ? [] : readPips(filePips, ['pips'], shape);
+  const pxps = filePxps === undefined ? [] : readPxps(filePxps, ['pxps'], shape);
   const tests: TestCase[] = [];
   const testList = shape.list(root.tests, ['tests']);
   if (testList !== undefined && testList.length === 0) shape.fail(['tests'], 'holds no test');
-  const names = new Map<string, number>();
-  testList?.forEach((item, index) => {
-    const test = readTest(item, index, shape, locate);
+  const names = new Map<string, string>();
+  const add = (test: TestCase | undefined, at: readonly PathSegment[]) => {
     if (test === undefined) return;
     const seen = names.get(test.name);
-    if (seen !== undefined) shape.fail(['tests', index, 'name'], `repeats the name of tests[${seen}]`);
-    else names.set(test.name, index);
+    if (seen !== undefined) shape.fail([...at, 'name'], `repeats the name of ${seen}`);
+    else names.set(test.name, test.path);
     tests.push(test);
+  };
+  testList?.forEach((item, index) => {
+    const at: PathSegment[] = ['tests', index];
+    const resolved = fixtures.resolve(item, at, shape);
+    if (resolved === undefined) return;
+    if (typeof resolved !== 'object' || resolved === null || Array.isArray(resolved) || !('table' in resolved)) {
+      add(readTest(resolved, at, shape, locate, fixtures), at);
+      return;
+    }
+    const rows = expandTable(resolved as Record<string, unknown>, at, shape);
+    // A mistake in the table's shared parts would show in every row: each problem is reported once, at its first row.
+    const reported = new Set<string>();
+    for (const row of rows ?? []) {
+      const rowShape = new Shape(() => locate(row.at));
+      const test = readTest(row.test, row.at, rowShape, () => locate(row.at), fixtures);
+      for (const problem of rowShape.problems) {
+        const key = `${problem.path.replace(/\.rows\[\d+\]/, '')}\0${problem.message}`;
+        if (!reported.has(key)) shape.problems.push(problem);
+        reported.add(key);
+      }
+      add(test === undefined ? undefined : { ...test, table: { name: row.table, row: row.row } }, row.at);
+    }
   });
   if (settings === undefined) return undefined;
   return { file, policies, settings, pips, pxps, tests };
@@ -124,20 +190,27 @@ export function readPxps(value: unknown, at: readonly PathSegment[], shape: Shap
   return stubs;
 }
 
-function readTest(value: unknown, index: number, shape: Shape, locate: (path: readonly PathSegment[]) => { line: number; column: number } | undefined): TestCase | undefined {
-  const at: PathSegment[] = ['tests', index];
-  const record = shape.record(value, at, { required: ['name', 'event', 'expect'], optional: ['history', 'pips', 'pxps'] });
+/** One test, with `event` (and `history`) or `tick`; events may take an event fixture with `use`. */
+function readTest(value: unknown, at: readonly PathSegment[], shape: Shape, locate: Locate, fixtures: FixtureSet): TestCase | undefined {
+  const record = shape.record(value, at, { required: ['name', 'expect'], optional: ['event', 'tick', 'history', 'pips', 'pxps'] });
   if (record === undefined) return undefined;
   const name = shape.string(record.name, [...at, 'name'], { nonEmpty: true });
-  // A missing `event` or `expect` is reported once, by `record`.
-  const event = record.event === undefined ? undefined : readWireEvent(record.event, [...at, 'event'], shape);
+  if (record.event === undefined && record.tick === undefined) shape.fail(at, 'needs `event` (an event to decide) or `tick` (a timer at an instant)');
+  if (record.event !== undefined && record.tick !== undefined) shape.fail([...at, 'tick'], 'a test has `event` or `tick`, not both');
+  const readEvent = (raw: unknown, where: readonly PathSegment[]) => {
+    const expanded = fixtures.expandEvent(raw, where, shape);
+    return expanded === undefined ? undefined : readWireEvent(expanded, where, shape);
+  };
+  const event = record.event === undefined ? undefined : readEvent(record.event, [...at, 'event']);
+  const tick = record.tick === undefined ? undefined : readTick(record.tick, [...at, 'tick'], shape, locate);
+  const now = event?.timestamp ?? tick?.at;
   const history: TestCase['history'] = [];
   if (record.history !== undefined) {
     shape.list(record.history, [...at, 'history'])?.forEach((item, position) => {
-      const earlier = readWireEvent(item, [...at, 'history', position], shape);
+      const earlier = readEvent(item, [...at, 'history', position]);
       if (earlier === undefined) return;
-      if (event !== undefined && earlier.timestamp > event.timestamp) {
-        shape.fail([...at, 'history', position, 'timestamp'], `is after the test's event (${event.timestamp}); history holds earlier events`);
+      if (now !== undefined && earlier.timestamp > now) {
+        shape.fail([...at, 'history', position, 'timestamp'], `is after the test's ${event === undefined ? 'tick' : 'event'} (${now}); history holds earlier events`);
         return;
       }
       history.push(earlier);
@@ -145,88 +218,16 @@ function readTest(value: unknown, index: number, shape: Shape, locate: (path: re
   }
   const pips = record.pips === undefined ? [] : readPips(record.pips, [...at, 'pips'], shape);
   const pxps = record.pxps === undefined ? [] : readPxps(record.pxps, [...at, 'pxps'], shape);
-  const expectation = record.expect === undefined ? undefined : readExpectation(record.expect, [...at, 'expect'], shape);
-  if (name === undefined || event === undefined || expectation === undefined) return undefined;
   const line = locate(at)?.line;
-  return { name, path: `tests[${index}]`, ...(line === undefined ? {} : { line }), event, history, pips, pxps, expect: expectation };
-}
-
-function readExpectation(value: unknown, at: readonly PathSegment[], shape: Shape): Expectation | undefined {
-  const record = shape.record(value, at, { required: ['allowed'], optional: ['modifiers', 'delay', 'executes'] });
-  if (record === undefined) return undefined;
-  const allowed = shape.boolean(record.allowed, [...at, 'allowed']);
-  // Read on after a bad `allowed`, so every problem of the expectation is reported at once.
-  const expectation: Expectation = { allowed: allowed ?? false };
-  if (record.delay !== undefined) {
-    const delay = shape.integer(record.delay, [...at, 'delay']);
-    if (delay !== undefined) expectation.delay = delay;
+  const base = { path: formatPath(at), ...(line === undefined ? {} : { line }), history, pips, pxps };
+  if (record.expect === undefined) return undefined;
+  // The expectation is read as the test's kind is written, even when its `tick` itself was refused.
+  if (record.tick !== undefined && record.event === undefined) {
+    const expectation = readTickExpectation(record.expect, [...at, 'expect'], shape);
+    return expectation === undefined || tick === undefined || name === undefined ? undefined : { name, ...base, tick, expect: expectation };
   }
-  if (record.modifiers !== undefined) {
-    const modifiers: ExpectedModifier[] = [];
-    shape.list(record.modifiers, [...at, 'modifiers'])?.forEach((item, index) => {
-      const modifier = readModifier(item, [...at, 'modifiers', index], shape);
-      if (modifier !== undefined) modifiers.push(modifier);
-    });
-    expectation.modifiers = modifiers;
-  }
-  if (record.executes !== undefined) {
-    const executes: ExpectedExecute[] = [];
-    shape.list(record.executes, [...at, 'executes'])?.forEach((item, index) => {
-      const where = [...at, 'executes', index];
-      if (typeof item === 'string') {
-        const action = shape.string(item, where, { pattern: ACTION_URN, hint: 'is not an action; expected `urn:action:<solution>:<name>`' });
-        if (action !== undefined) executes.push({ action, parameters: null });
-        return;
-      }
-      const entry = shape.record(item, where, { required: ['action'], optional: ['parameters'] });
-      if (entry === undefined) return;
-      const action = shape.string(entry.action, [...where, 'action'], { pattern: ACTION_URN, hint: 'is not an action; expected `urn:action:<solution>:<name>`' });
-      const parameters = entry.parameters === undefined ? null : shape.record(entry.parameters, [...where, 'parameters'], { optional: Object.keys(asRecord(entry.parameters)) });
-      if (action !== undefined && parameters !== undefined) executes.push({ action, parameters });
-    });
-    expectation.executes = executes;
-  }
-  return allowed === undefined ? undefined : expectation;
-}
-
-function readModifier(value: unknown, at: readonly PathSegment[], shape: Shape): ExpectedModifier | undefined {
-  const record = shape.record(value, at, { required: ['name'], optional: ['expression', 'engine'] });
-  if (record === undefined) return undefined;
-  const name = shape.string(record.name, [...at, 'name'], { nonEmpty: true });
-  const modifier: ExpectedModifier = { name: name ?? '' };
-  if (record.expression !== undefined) {
-    const expression = shape.string(record.expression, [...at, 'expression']);
-    if (expression !== undefined) modifier.expression = expression;
-  }
-  if (record.engine !== undefined) {
-    const engines = shape.list(record.engine, [...at, 'engine']);
-    if (engines !== undefined && engines.length !== 1) shape.fail([...at, 'engine'], 'must hold exactly one engine, as every modifier on the wire does');
-    modifier.engine = [];
-    engines?.forEach((item, index) => {
-      const where = [...at, 'engine', index];
-      const engine = shape.record(item, where, { optional: ['method', 'parameters'] });
-      if (engine === undefined) return;
-      const entry: { method?: string; parameters?: ExpectedParameter[] } = {};
-      if (engine.method !== undefined) {
-        const method = shape.string(engine.method, [...where, 'method'], { nonEmpty: true });
-        if (method !== undefined) entry.method = method;
-      }
-      if (engine.parameters !== undefined) {
-        const parameters: ExpectedParameter[] = [];
-        shape.list(engine.parameters, [...where, 'parameters'])?.forEach((parameter, position) => {
-          const p = [...where, 'parameters', position];
-          const read = shape.record(parameter, p, { required: ['name', 'value'] });
-          if (read === undefined) return;
-          const parameterName = shape.string(read.name, [...p, 'name'], { nonEmpty: true });
-          const typed = shape.record(read.value, [...p, 'value'], { optional: ['value', 'type', 'isComplex'] });
-          if (parameterName !== undefined && typed !== undefined) parameters.push({ name: parameterName, value: typed });
-        });
-        entry.parameters = parameters;
-      }
-      modifier.engine?.push(entry);
-    });
-  }
-  return name === undefined ? undefined : modifier;
+  const expectation = readExpectation(record.expect, [...at, 'expect'], shape);
+  return expectation === undefined || event === undefined || name === undefined ? undefined : { name, ...base, event, expect: expectation };
 }
 
 function asRecord(value: unknown): Record<string, unknown> {

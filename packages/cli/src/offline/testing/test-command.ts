@@ -8,12 +8,13 @@ import type { Output } from '../../output/streams';
 import { findFiles, unreadable } from '../files';
 import { BranchCoverage, formatCoverage } from './coverage';
 import { junitXml, type JunitSuite } from './junit';
-import { PolicyCache, type LoadedPolicy } from './load-policies';
+import { PolicyCache, type LoadedPolicy, type LoadedTimer } from './load-policies';
 import { readTestFile } from './read-test-file';
-import { failureLines, summaryLine } from './report';
-import { runTestCase, type CaseOutcome } from './run-test-case';
-import type { TestFile } from './test-file';
-import { formatExplanation } from './trace';
+import { isPassed, junitSuite, suiteLines, summaryLine, type SuiteResult, type TestOutcome } from './report';
+import { runTestCase } from './run-test-case';
+import { runTickCase } from './run-tick';
+import type { TestCase, TestFile } from './test-file';
+import { jsonReport } from './test-json';
 import { engineEventOf } from './wire-event';
 
 export interface TestOptions {
@@ -24,6 +25,8 @@ export interface TestOptions {
   run?: string | null;
   /** A test whose action no mechanism of its file's policies reacts to is an error instead of a warning. */
   strict?: boolean;
+  /** `json`: one JSON document on stdout instead of the text lines (test-json.ts). */
+  format?: 'text' | 'json';
 }
 
 /** Below this many tests a progress bar would only flicker. */
@@ -33,6 +36,7 @@ interface ReadySuite {
   file: TestFile;
   set: PolicySet;
   policies: LoadedPolicy[];
+  timers: ReadonlyMap<string, LoadedTimer>;
   recordedActions: Set<string>;
 }
 
@@ -76,61 +80,53 @@ export async function runTests(inputs: readonly string[], options: TestOptions, 
     return EXIT_CODES.usage;
   }
 
+  const json = options.format === 'json';
   const total = ready.reduce((sum, suite) => sum + suite.file.tests.length, 0);
-  const bar = output.interactive && total >= PROGRESS_THRESHOLD ? new SingleBar({ clearOnComplete: true, hideCursor: true }, Presets.shades_classic) : null;
+  const bar = !json && output.interactive && total >= PROGRESS_THRESHOLD ? new SingleBar({ clearOnComplete: true, hideCursor: true }, Presets.shades_classic) : null;
   bar?.start(total, 0);
   const coverage = new BranchCoverage();
-  const junit: JunitSuite[] = [];
+  const results: SuiteResult[] = [];
   const lines: string[] = [];
   // With a bar, results are printed once it is gone; without one, as each file finishes.
   const flush = () => {
-    if (bar !== null) return;
+    if (bar !== null || json) return;
     for (const line of lines.splice(0)) output.out(line);
   };
-  let passed = 0;
-  let failed = 0;
 
   for (const suite of ready) {
-    lines.push(suite.file.file);
-    const cases: JunitSuite['cases'] = [];
+    const suiteResult: SuiteResult = { file: suite.file.file, tests: [] };
     for (const test of suite.file.tests) {
       const started = performance.now();
       const outcome = await runSafely(suite, test);
       const seconds = (performance.now() - started) / 1000;
       bar?.increment();
       if (options.coverage && 'explanation' in outcome) coverage.add(outcome.explanation, suite.policies);
-      const failure = 'crash' in outcome ? [`error: ${outcome.crash}`] : failureLines(outcome);
-      if (failure.length === 0) {
-        passed += 1;
-        lines.push(`  ok    ${test.name}`);
-        cases.push({ name: test.name, seconds });
-        continue;
-      }
-      failed += 1;
-      const where = `${suite.file.file}${test.line === undefined ? '' : `:${test.line}`}`;
-      lines.push(`  FAIL  ${test.name} (${where})`);
-      for (const line of failure) lines.push(`        ${line}`);
-      if (options.verbose && 'explanation' in outcome) {
-        lines.push('        explanation:');
-        for (const line of formatExplanation(outcome.explanation)) lines.push(`          ${line}`);
-      }
-      cases.push({ name: test.name, seconds, failure: { message: failure[0] ?? 'failed', text: failure.join('\n') } });
+      suiteResult.tests.push({ test, outcome, seconds });
     }
-    junit.push({ name: suite.file.file, cases });
+    results.push(suiteResult);
+    lines.push(...suiteLines(suiteResult, options.verbose));
     flush();
   }
   bar?.stop();
-  for (const line of lines.splice(0)) output.out(line);
+  if (!json) for (const line of lines.splice(0)) output.out(line);
 
+  const passed = results.reduce((sum, suite) => sum + suite.tests.filter(isPassed).length, 0);
+  const failed = total - passed;
+  const junit: JunitSuite[] = results.map(junitSuite);
   for (const item of broken) {
-    output.out(`${item.file}: cannot run, the test file or a policy it names is invalid`);
-    for (const problem of item.problems) output.out(`  ${formatProblem(problem)}`);
+    if (!json) {
+      output.out(`${item.file}: cannot run, the test file or a policy it names is invalid`);
+      for (const problem of item.problems) output.out(`  ${formatProblem(problem)}`);
+    }
     const text = item.problems.map(formatProblem).join('\n');
     junit.push({ name: item.file, cases: [], error: { message: item.problems[0]?.message ?? 'invalid', text } });
   }
 
-  if (options.coverage) for (const line of formatCoverage(coverage.report())) output.out(line);
-  output.out(summaryLine(passed, failed));
+  if (json) output.out(`${JSON.stringify(jsonReport(results, broken, options.coverage ? coverage.report() : null, options.verbose), null, 2)}\n`);
+  else {
+    if (options.coverage) for (const line of formatCoverage(coverage.report())) output.out(line);
+    output.out(summaryLine(passed, failed));
+  }
 
   if (options.junit !== null) {
     try {
@@ -154,11 +150,35 @@ function prepare(path: string, cache: PolicyCache, selects: (name: string) => bo
   const read = readTestFile(path, text);
   if (!read.ok) return { problems: read.problems };
   const tests = read.file.tests.filter((test) => selects(test.name));
-  if (tests.length === 0) return { file: { ...read.file, tests }, set: emptyPolicySet(), policies: [], recordedActions: new Set() };
+  if (tests.length === 0) return { file: { ...read.file, tests }, set: emptyPolicySet(), policies: [], timers: new Map(), recordedActions: new Set() };
   const policies = cache.setFor(read.file);
   if (!policies.ok) return { problems: policies.problems };
+  const unknown = unknownTimers(path, tests, policies.timers);
+  if (unknown.length > 0) return { problems: unknown };
   const recordedActions = new Set(policies.policies.flatMap((loaded) => loaded.policy.historyActions));
-  return { file: { ...read.file, tests }, set: policies.set, policies: policies.policies, recordedActions };
+  return { file: { ...read.file, tests }, set: policies.set, policies: policies.policies, timers: policies.timers, recordedActions };
+}
+
+/** Ticks of timers that are not among the file's policy paths: the file cannot run, as with a missing policy. */
+function unknownTimers(file: string, tests: readonly TestCase[], timers: ReadonlyMap<string, LoadedTimer>): LocatedProblem[] {
+  const problems: LocatedProblem[] = [];
+  for (const test of tests) {
+    if (!('tick' in test) || timers.has(test.tick.timer)) continue;
+    const closest = closestName(test.tick.timer, timers.keys());
+    const known =
+      timers.size === 0
+        ? 'they hold no valid timer (`custos policy check` says what is wrong with one)'
+        : closest === null
+          ? `the timers are ${[...timers.keys()].map((id) => `\`${id}\``).join(', ')}`
+          : `did you mean \`${closest}\`?`;
+    problems.push({
+      file,
+      ...(test.tick.line === undefined ? {} : { line: test.tick.line }),
+      ...(test.tick.column === undefined ? {} : { column: test.tick.column }),
+      message: `${test.path}.tick.timer: no timer \`${test.tick.timer}\` in the file's policy paths; ${known}`,
+    });
+  }
+  return problems;
 }
 
 /**
@@ -169,6 +189,8 @@ function unmatchedActions(suite: ReadySuite): LocatedProblem[] {
   const actions = new Set(suite.policies.flatMap((loaded) => loaded.policy.actions));
   const problems: LocatedProblem[] = [];
   for (const test of suite.file.tests) {
+    // A timer's events are the timer's business: a tick test checks what is decided on them, whatever it is.
+    if ('tick' in test) continue;
     const action = engineEventOf(test.event).action;
     if (actions.has(action)) continue;
     problems.push({
@@ -203,9 +225,12 @@ function didYouMean(name: string, candidates: Iterable<string>): string {
 }
 
 /** A test that throws is a bug in the runner or the engine; it fails that test instead of ending the run. */
-async function runSafely(suite: ReadySuite, test: TestFile['tests'][number]): Promise<CaseOutcome | { crash: string }> {
+async function runSafely(suite: ReadySuite, test: TestCase): Promise<TestOutcome> {
   try {
-    return await runTestCase(suite.file, test, suite.set, suite.recordedActions);
+    if (!('tick' in test)) return await runTestCase(suite.file, test, suite.set, suite.recordedActions);
+    const timer = suite.timers.get(test.tick.timer);
+    if (timer === undefined) return { crash: `internal error: timer \`${test.tick.timer}\` was not loaded` };
+    return await runTickCase(suite.file, test, timer.timer, suite.set, suite.recordedActions);
   } catch (error) {
     return { crash: `internal error: ${error instanceof Error ? error.message : String(error)}` };
   }

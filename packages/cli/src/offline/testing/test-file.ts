@@ -35,16 +35,39 @@ export interface PxpStub {
   answer: boolean;
 }
 
-export interface TestCase {
+/** What every test has, whatever sets it off. */
+interface CaseBase {
+  /** For a row of a table, `<table>: <row>`. */
   name: string;
-  /** `tests[i]`, for messages. */
+  /** `tests[i]` (`tests[i].rows[j]` for a row of a table), for messages. */
   path: string;
   line?: number;
-  event: Event;
+  /** The table and the row's own name, for a test written as a row of a table. */
+  table?: { name: string; row: string };
   history: Event[];
   pips: PipStub[];
   pxps: PxpStub[];
+}
+
+/** A test of one event, as a PEP sends it. */
+export interface EventCase extends CaseBase {
+  event: Event;
   expect: Expectation;
+}
+
+/** A test of a timer at one instant: whether it fires then, and what is decided on each event it fires. */
+export interface TickCase extends CaseBase {
+  tick: { timer: string; at: number; line?: number; column?: number };
+  expect: TickExpectation;
+}
+
+export type TestCase = EventCase | TickCase;
+
+export interface TickExpectation {
+  /** Whether the timer fires at the tick's instant (default true). */
+  fires: boolean;
+  /** What each fired event's decision must be; absent with `fires: false`. */
+  each?: Expectation;
 }
 
 export interface ExpectedParameter {

@@ -1,4 +1,5 @@
-import { isNode, LineCounter, parseDocument, type Document } from 'yaml';
+import { closestName } from '@custos/policy-engine';
+import { isNode, LineCounter, parseDocument, type Document, type ScalarTag } from 'yaml';
 
 export type PathSegment = string | number;
 
@@ -26,14 +27,29 @@ export interface YamlSource {
 
 export type YamlRead = { ok: true; source: YamlSource } | { ok: false; problems: Array<{ message: string } & Partial<Position>> };
 
-/** Reads YAML text; syntax errors come back with the line and column the yaml library found. */
-export function readYaml(text: string): YamlRead {
+/**
+ * Reads YAML text; syntax errors come back with the line and column the yaml library found. With `tags` (test files
+ * and their fixture files: `!fixture`), a tag the reader does not know is an error too, where the yaml library would
+ * only warn and read the value as if it had no tag.
+ */
+export function readYaml(text: string, tags: readonly ScalarTag[] = []): YamlRead {
   const lineCounter = new LineCounter();
-  const document: Document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
-  if (document.errors.length > 0) {
+  const document: Document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true, customTags: [...tags] });
+  const unknownTags = tags.length === 0 ? [] : document.warnings.filter((warning) => warning.code === 'TAG_RESOLVE_FAILED');
+  if (document.errors.length > 0 || unknownTags.length > 0) {
+    const known = tags.map((tag) => tag.tag ?? '');
     return {
       ok: false,
-      problems: document.errors.map((error) => {
+      problems: [...document.errors, ...unknownTags].map((error) => {
+        if (error.code === 'TAG_RESOLVE_FAILED') {
+          const tag = /tag: (\S+)/.exec(error.message)?.[1] ?? '';
+          const position = error.linePos?.[0];
+          const closest = closestName(tag, known);
+          const message = known.includes(tag)
+            ? `\`${tag}\` stands before a name (\`${tag} ann\`), not before a mapping or a list`
+            : `unknown tag \`${tag}\`; ${closest === null ? `this file knows ${known.map((name) => `\`${name}\``).join(', ')}` : `did you mean \`${closest}\`?`}`;
+          return position === undefined ? { message } : { message, line: position.line, column: position.col };
+        }
         const position = error.linePos?.[0];
         const message = firstLine(error.message);
         return position === undefined ? { message } : { message, line: position.line, column: position.col };
