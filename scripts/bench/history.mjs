@@ -136,12 +136,39 @@ async function acrossReplicas(pdps, headers, requestBodies, { connections, durat
 }
 
 /**
+ * Flat out with the cheapest generator (wrk when installed, one process and thread per replica, else autocannon):
+ * on 2 cores the generator's CPU is taken from the pdps and PostgreSQL, and three autocannon processes cost more
+ * than the pdps' HTTP work. One body for every request (the whole-action count does not look at the user).
+ */
+async function flatOutCheap(pdps, headers, body, { connections, duration, title }) {
+  const share = Math.floor(connections / pdps.length);
+  const runs = await Promise.all(
+    pdps.map((pdp, i) =>
+      lib.runCheapLoad(
+        { url: `${pdp.url}/event`, method: 'POST', headers, body, connections: i === 0 ? connections - share * (pdps.length - 1) : share, duration, title: `${title}-${i}` },
+        { label: `load-${title}-${i}` },
+      ),
+    ),
+  );
+  return {
+    generator: runs[0].generator,
+    total: runs.reduce((sum, run) => sum + run.total, 0),
+    bad: runs.reduce((sum, run) => sum + run.non2xx + run.errors + run.timeouts, 0),
+    rps: runs.reduce((sum, run) => sum + run.requestsPerSecond, 0),
+    p50: Math.max(...runs.map((run) => run.latency.p50)),
+    p99: Math.max(...runs.map((run) => run.latency.p99)),
+  };
+}
+
+/**
  * Open loop (scripts/bench/open-loop.mjs, its own process): `rate` decisions per second round-robin over the
  * replicas for `seconds`, each timed from the moment it was due. Every answer must be a 200 allowing the event.
  */
 async function openLoop(pdps, headers, requestBodies, { rate, seconds, title }) {
   const options = { urls: pdps.map((pdp) => `${pdp.url}/event`), headers, bodies: requestBodies, rate, seconds, title, expect: 'allowed' };
-  const proc = lib.spawnNode(path.join(lib.BENCH_DIR, 'open-loop.mjs'), { args: [JSON.stringify(options)], stdout: 'pipe', label: `open-loop-${title}` });
+  // BENCH_OPEN_LOOP_SCRIPT: another generator (e.g. an earlier open-loop.mjs) for comparing generators.
+  const script = process.env.BENCH_OPEN_LOOP_SCRIPT ?? path.join(lib.BENCH_DIR, 'open-loop.mjs');
+  const proc = lib.spawnNode(script, { args: [JSON.stringify(options)], stdout: 'pipe', label: `open-loop-${title}` });
   const stop = lib.onCleanup(() => proc.kill());
   const chunks = [];
   proc.child.stdout.on('data', (chunk) => chunks.push(chunk));
@@ -288,6 +315,34 @@ function deployMeanwhile(core, everyMs) {
   };
 }
 
+/**
+ * What decisions cost while a run goes: CPU of the pdps and of the database's backends, and the transactions
+ * committed in the benchmark's database (pg_stat_database), per decision answered — figures a busy machine
+ * changes far less than latencies, so builds can be compared by them when the machine is not quiet.
+ */
+async function costMeter(core, pdps) {
+  const { Client } = lib.require('pg');
+  const observer = new Client({ connectionString: core.database.url });
+  await observer.connect();
+  const commits = async () =>
+    Number((await observer.query('SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()')).rows[0].xact_commit);
+  const pdpBefore = pdps.map((pdp) => lib.cpuMs(pdp.pid).total);
+  const dbBefore = await databaseCpuMs(observer, core.database.name);
+  const commitsBefore = await commits();
+  return {
+    async stop(decisions) {
+      const pdpMs = pdps.reduce((sum, pdp, i) => sum + lib.cpuMs(pdp.pid).total - pdpBefore[i], 0);
+      const dbMs = cpuDelta(dbBefore, await databaseCpuMs(observer, core.database.name));
+      // pg_stat_database is sent by backends when they go idle, at most every second or so: a moment to settle.
+      await lib.sleep(1500);
+      const committed = (await commits()) - commitsBefore;
+      await observer.end();
+      const n = Math.max(1, decisions);
+      return { pdpUs: (pdpMs * 1000) / n, dbUs: (dbMs * 1000) / n, commits: committed / n, load: loadavg()[0] };
+    },
+  };
+}
+
 /** Deploys the two open-loop policies: `hotkey` (whole-action count) and `peruser` (per-user count). */
 const OPEN_LOOP_POLICIES = [
   [actionLimitPolicy('hotkey', 'hotkey'), 'hotkey'],
@@ -306,18 +361,25 @@ async function openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs 
   ]) {
     lib.log(`open loop: ${label}, ${rate}/s over ${pdps.length} replicas, ${seconds} s`);
     const before = await historyPhases(core, pdps);
+    const cost = await costMeter(core, pdps);
     const sampler = sampleBackends(core.database.url, core.database.name);
     const churn = deployEveryMs ? deployMeanwhile(core, deployEveryMs) : undefined;
     const result = await openLoop(pdps, headers, bodies(action, 64), { rate, seconds, title: action });
     const deployed = await churn?.stop();
     if (deployed !== undefined) lib.log(`  ${deployed} policies of other actions deployed meanwhile`);
     const backends = await sampler.stop();
+    const costs = await cost.stop(result.answered);
     const phases = phaseRows(before, await historyPhases(core, pdps));
     lib.log(
       `  achieved ${lib.fmt(result.achievedPerSecond)}/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms ` +
-        `(generator's own send lag p99 ${result.sendLag.p99} ms; ${result.bad} bad: ${result.errors} errors, status ${JSON.stringify(result.statusCodes)})`,
+        `(generator's own send lag p99 ${result.sendLag.p99} ms${result.cpuUsPerRequest === undefined ? '' : `, its CPU ${result.cpuUsPerRequest} µs/request`}; ` +
+        `${result.bad} bad: ${result.errors} errors, status ${JSON.stringify(result.statusCodes)})`,
     );
-    runs.push({ label, action, result, phases, backends });
+    lib.log(
+      `  per decision: pdps ${lib.fmt(costs.pdpUs, 0)} µs CPU, PostgreSQL ${lib.fmt(costs.dbUs, 0)} µs CPU, ${lib.fmt(costs.commits, 2)} commits; ` +
+        `load average ${lib.fmt(costs.load, 1)}`,
+    );
+    runs.push({ label, action, result, phases, backends, costs });
   }
   return runs;
 }
@@ -331,6 +393,15 @@ const openLoopRow = (run) => [
   String(run.result.sendLag.p99),
 ];
 const OPEN_LOOP_HEADER = ['traffic', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms', 'generator lag p99 ms'];
+const costRows = (runs) =>
+  runs
+    .filter((run) => run.costs)
+    .map((run) => [run.label, lib.fmt(run.costs.pdpUs, 0), lib.fmt(run.costs.dbUs, 0), lib.fmt(run.costs.commits, 2), String(run.result.cpuUsPerRequest ?? '–'), lib.fmt(run.costs.load, 1)]);
+const COST_TABLE = (runs) => ({
+  caption: 'per decision answered, open loop: CPU of the pdps and of PostgreSQL\'s backends, transactions committed (with the ~50/s of the backend sampler), the generator\'s own CPU; 1-minute load average at the end',
+  header: ['traffic', 'pdps µs', 'PostgreSQL µs', 'commits', 'generator µs', 'load'],
+  rows: costRows(runs),
+});
 const phaseTables = (runs) =>
   runs
     .filter((run) => run.phases.length > 0)
@@ -365,10 +436,16 @@ async function runOpenLoopOnly(options) {
     }
     const pdpEnv = {
       ...(process.env.BENCH_PDP_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_PDP_LOG_LEVEL } : {}),
+      ...(process.env.BENCH_PDP_SYNC_COMMIT ? { PDP_HISTORY_SYNC_COMMIT: process.env.BENCH_PDP_SYNC_COMMIT } : {}),
       ...(process.env.BENCH_PDP_RESYNC_MS ? { PDP_RESYNC_INTERVAL_MS: process.env.BENCH_PDP_RESYNC_MS } : {}),
     };
     const pdps = [];
-    for (let i = 0; i < replicas; i++) pdps.push(await core.startPdp({ label: `pdp-open-${i}` }, pdpEnv));
+    // --profile: replica 0 runs with --cpu-prof; its samples of the open-loop runs are summarised at the end.
+    const profileDir = options.profile ? mkdtempSync(path.join(tmpdir(), 'custos-pdp-open-prof-')) : undefined;
+    for (let i = 0; i < replicas; i++) {
+      const nodeArgs = i === 0 && profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
+      pdps.push(await core.startPdp({ label: `pdp-open-${i}`, nodeArgs }, pdpEnv));
+    }
     // After the pdps: they create the schema. They know no counts yet, as after a start.
     if (options.preload) await preloadEvents(core.database.url, `urn:action:${S}:hotkey`, options.preload);
     for (const pdp of pdps) await lib.decide(core, pdp, 'hotkey', { minRevision: revision, body: bodies('hotkey', 1)[0] });
@@ -377,15 +454,65 @@ async function runOpenLoopOnly(options) {
     await openLoop(pdps, headers, bodies('hotkey', 64), { rate, seconds: 2, title: 'warm-hotkey' });
     await openLoop(pdps, headers, bodies('peruser', 64), { rate, seconds: 2, title: 'warm-peruser' });
     const deployEveryMs = Number(process.env.BENCH_DEPLOY_EVERY_MS ?? 0) || undefined;
+    lib.log(`floor: one client, lock + insert + count + commit in a loop, ${seconds} s`);
+    const floor = await lockedTransactionFloor(core.database.url, seconds);
+    lib.log(`  ${lib.fmt(floor.perSecond)} tx/s, p50 ${lib.fmt(floor.p50)} ms, p99 ${lib.fmt(floor.p99)} ms`);
+    const profiledFromUs = lib.hrtimeUs();
     const runs = await openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs });
+    const profiledToUs = lib.hrtimeUs();
+    lib.log(`flat out: whole-action count (hot key), ${CONNECTIONS} connections over ${replicas} replicas, ${seconds} s`);
+    const flat = await flatOutCheap(pdps, headers, bodies('hotkey', 1)[0], { connections: CONNECTIONS, duration: seconds, title: 'hotkey-flat' });
+    lib.log(`  ${lib.fmt(flat.rps)} req/s (${flat.generator}), p50 ${lib.fmt(flat.p50)} ms, p99 ${lib.fmt(flat.p99)} ms, ${flat.bad} bad`);
+    await lib.addPolicy(core, actionLimitPolicy('hotlimit', 'hotlimit', LIMIT));
+    const limitRevision = (await lib.changePolicy(core, lib.policyId('hotlimit'), 'deploy')).revision;
+    for (const pdp of pdps) await lib.decide(core, pdp, 'pure-probe', { minRevision: limitRevision });
+    const exact = await limitExactness(core, pdps, 'hotlimit');
+    lib.log(`exactness, action limited to ${LIMIT} as a whole: allowed ${exact.allowed}, inhibited ${exact.inhibited}, failed ${exact.failed}, recorded ${exact.recorded}`);
     const recount = await recountCost(core.database.url, `urn:action:${S}:hotkey`);
     lib.log(`  counting the hot action's events of today from its rows: ${recount.rows} rows, ${lib.fmt(recount.ms)} ms`);
+    const profileTables = [];
+    if (profileDir) {
+      await core.stopPdp(pdps[0]);
+      const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
+      if (file) {
+        const summary = lib.summariseCpuProfile(path.join(profileDir, file), { fromUs: profiledFromUs, toUs: profiledToUs });
+        lib.log(`CPU profile: ${path.join(profileDir, file)}`);
+        profileTables.push(
+          { caption: 'CPU profile of replica 0 during the open-loop runs: top self time by function', header: ['self ms', 'self %', 'function', 'where'], rows: summary.functions.slice(0, 25) },
+          { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 12) },
+        );
+      }
+    }
     const build = process.env.BENCH_PDP_MAIN ? `pdp build ${process.env.BENCH_PDP_MAIN}` : 'this build';
     return {
       name,
       title: `History — open loop at ${rate}/s over ${replicas} replicas (${build})`,
-      tables: [{ caption: `open loop, ${seconds} s each, latency from each request's due moment`, header: OPEN_LOOP_HEADER, rows: runs.map(openLoopRow) }, ...phaseTables(runs)],
-      targets: runs.map((run) => lib.target(`history p99 at a fixed ${rate}/s, ${run.label}, ${replicas} replicas`, `${run.result.latency.p99} ms`, '≤ 5 ms', run.result.latency.p99 <= 5 && run.result.bad === 0)),
+      tables: [
+        {
+          caption: `open loop, ${seconds} s each, latency from each request's due moment; beside them the floor and the whole-action count flat out`,
+          header: OPEN_LOOP_HEADER,
+          rows: [
+            ['floor: 1 client, lock + insert + count + durable commit', lib.fmt(floor.perSecond), lib.fmt(floor.p50), lib.fmt(floor.p99), '', ''],
+            ...runs.map(openLoopRow),
+            [`flat out, whole-action count, ${CONNECTIONS} connections (closed loop, ${flat.generator})`, lib.fmt(flat.rps), lib.fmt(flat.p50), lib.fmt(flat.p99), '', ''],
+          ],
+        },
+        COST_TABLE(runs),
+        ...phaseTables(runs),
+        ...profileTables,
+      ],
+      targets: [
+        ...runs.map((run) =>
+          lib.target(`history p99 at a fixed ${rate}/s, ${run.label}, ${replicas} replicas`, `${run.result.latency.p99} ms (floor p99 ${lib.fmt(floor.p99)} ms)`, '≤ 5 ms', run.result.latency.p99 <= 5 && run.result.bad === 0),
+        ),
+        lib.target(`history decisions/s flat out, whole-action count, ${replicas} replicas`, `${lib.fmt(flat.rps)} (${flat.generator}; floor ${lib.fmt(floor.perSecond)} tx/s)`, '≥ 4,000', flat.rps >= 4000 && flat.bad === 0),
+        lib.target(
+          `allowed of ${LIMIT_REQUESTS} concurrent decisions, action limited to ${LIMIT} as a whole`,
+          `${exact.allowed} (recorded ${exact.recorded}, failed ${exact.failed})`,
+          `exactly ${LIMIT}`,
+          exact.allowed === LIMIT && exact.recorded === LIMIT_REQUESTS && exact.failed === 0,
+        ),
+      ],
       notes: [
         `counting the hot action's events of today from its rows (what a replica does for a count it does not know): ${recount.rows} rows, ${lib.fmt(recount.ms)} ms` +
           (process.env.BENCH_PDP_RESYNC_MS ? `; pdps resynced every ${process.env.BENCH_PDP_RESYNC_MS} ms` : '') +
@@ -393,7 +520,7 @@ async function runOpenLoopOnly(options) {
           (options.policies ? `; ${options.policies} pure policies of other actions deployed beside` : ''),
         `load average ${loadavg().map((v) => lib.fmt(v, 1)).join(' / ')} on ${cpus().length} cores at the end; the generator's own send lag is part of the latencies.`,
       ],
-      figures: { rate, seconds, replicas, recount, runs: runs.map(({ label, result, phases, backends }) => ({ label, result, phases, backends })) },
+      figures: { rate, seconds, replicas, recount, floor, flat, exact, runs: runs.map(({ label, result, phases, backends, costs }) => ({ label, result, phases, backends, costs })) },
     };
   } finally {
     await core.stop();
@@ -690,8 +817,8 @@ export async function run(options = {}) {
     const rate = options.rate ?? 1000;
     const openRuns = await openLoopRuns(core, pdps, headers, { rate, seconds: duration });
     lib.log(`history decisions, whole-action count (hot key), ${CONNECTIONS} connections over ${REPLICAS} replicas, ${duration} s`);
-    const hotKey = await acrossReplicas(pdps, headers, bodies('hotkey', 64), { connections: CONNECTIONS, duration, title: 'hotkey' });
-    lib.log(`  ${lib.fmt(hotKey.rps)} req/s, p50 ${hotKey.p50} ms, p99 ${hotKey.p99} ms`);
+    const hotKey = await flatOutCheap(pdps, headers, bodies('hotkey', 1)[0], { connections: CONNECTIONS, duration, title: 'hotkey' });
+    lib.log(`  ${lib.fmt(hotKey.rps)} req/s (${hotKey.generator}), p50 ${lib.fmt(hotKey.p50)} ms, p99 ${lib.fmt(hotKey.p99)} ms`);
     lib.log(`exactness: ${LIMIT_REQUESTS} decisions on an action limited to ${LIMIT} a day as a whole, ${CONNECTIONS} at a time over ${REPLICAS} replicas`);
     const exactHotKey = await limitExactness(core, pdps, 'hotlimit');
     lib.log(`  allowed ${exactHotKey.allowed}, inhibited ${exactHotKey.inhibited}, failed ${exactHotKey.failed}, recorded ${exactHotKey.recorded}`);
@@ -793,9 +920,11 @@ export async function run(options = {}) {
           header: OPEN_LOOP_HEADER,
           rows: [
             ...openRuns.map(openLoopRow),
-            [`flat out, whole-action count, ${CONNECTIONS} connections (closed loop)`, lib.fmt(hotKey.rps), String(hotKey.p50), String(hotKey.p99), '', ''],
+            ['floor: 1 client, lock + insert + count + durable commit', lib.fmt(floor.perSecond), lib.fmt(floor.p50), lib.fmt(floor.p99), '', ''],
+            [`flat out, whole-action count, ${CONNECTIONS} connections (closed loop, ${hotKey.generator})`, lib.fmt(hotKey.rps), lib.fmt(hotKey.p50), lib.fmt(hotKey.p99), '', ''],
           ],
         },
+        COST_TABLE(openRuns),
         ...phaseTables(openRuns),
         ...profileTables,
       ],
@@ -828,7 +957,7 @@ export async function run(options = {}) {
         ),
         lib.target(
           'issue 26: history decisions/s flat out, one action counted as a whole, 50 clients / 3 replicas',
-          `${lib.fmt(hotKey.rps)} (${lib.fmt(hotKey.rps / floor.perSecond)}× the 1-client floor)`,
+          `${lib.fmt(hotKey.rps)} (${hotKey.generator}; ${lib.fmt(hotKey.rps / floor.perSecond)}× the 1-client floor)`,
           '≥ 4,000',
           hotKey.rps >= 4000 && hotKey.bad === 0,
         ),

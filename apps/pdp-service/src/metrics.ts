@@ -91,7 +91,7 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
     }),
     historyPhase: new Histogram({
       name: 'history_phase_seconds',
-      help: 'Phases of recorded decisions by phase: queue (per decision, behind earlier batches of its action in this replica), connect (per batch, pool wait), record (per batch, the recording statement with the wait for the action lock), durable (per batch, commit to disk flush), read (per round trip of counts not known from the batches)',
+      help: 'Phases of recorded decisions by phase: queue (per decision, until a batch of its action goes from this replica), connect (per batch, pool wait), record (per batch, the round trip recording it and flushing it to disk, with the waits for the action lock and the WAL flush), read (per round trip of counts not known from the batches)',
       labelNames: ['phase'],
       buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1],
       registers,

@@ -58,7 +58,8 @@ describe('group recording of history decisions', () => {
     await migrate({ databaseUrl: database.url, schema: 'pdp', dir: MIGRATIONS, logger: log.logger });
     pools = [0, 1, 2].map(() => createPool(database.url, log.logger, { max: 6 }));
     hasher = new HistoryHasher(await historySecret(main(), undefined));
-    stores = pools.map((pool) => new PgHistoryStore({ pool, hasher, logger: log.logger, maxBatch: 8 }));
+    // Replica 2 sends up to two batches of an action at once (the others one): the properties hold either way.
+    stores = pools.map((pool, i) => new PgHistoryStore({ pool, hasher, logger: log.logger, maxBatch: 8, inFlight: i === 2 ? 2 : 1 }));
   });
 
   afterAll(async () => {
@@ -89,13 +90,70 @@ describe('group recording of history decisions', () => {
     const recorded = await Promise.all(Array.from({ length: 20 }, () => record(replica(0), 'u')));
     expect(recorded.every((event) => event.at === T0)).toBe(true);
     expect(await Promise.all(recorded.map((event) => event.durable))).toEqual(Array.from({ length: 20 }, () => true));
-    // Every statement is its own transaction, so the rows of one batch share their xmin. The first decision goes at
+    // Every batch is its own transaction, so the rows of one batch share their xmin. The first decision goes at
     // once, alone; the 19 that queued meanwhile go 8, 8, 3.
     const batches = await main().query<{ n: number }>('SELECT count(*)::int AS n FROM pdp.history_events GROUP BY xmin::text ORDER BY min(id)');
     expect(batches.rows.map((row) => row.n)).toEqual([1, 8, 8, 3]);
     // Ids follow arrival order.
     const ids = recorded.map((event) => event.id);
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
+  });
+
+  it('sends a decision at once while fewer than `inFlight` batches of its action are on their way', async () => {
+    const store = new PgHistoryStore({ pool: main(), hasher, logger: log.logger, maxBatch: 8, inFlight: 2 });
+    const recorded = await Promise.all(Array.from({ length: 20 }, () => record(store, 'u')));
+    // The first two go at once, alone, each on its own connection; the 18 that queued meanwhile go 8, 8, 2 as those
+    // come back, in whichever order they take the lock.
+    const batches = await main().query<{ n: number; ids: string[] }>(
+      'SELECT count(*)::int AS n, array_agg(id ORDER BY id)::text[] AS ids FROM pdp.history_events GROUP BY xmin::text ORDER BY min(id)',
+    );
+    expect(batches.rows.map((row) => row.n).sort((x, y) => x - y)).toEqual([1, 1, 2, 8, 8]);
+    // Inside each batch, ids follow arrival order; each decision counts exactly the events up to its own.
+    const arrival = new Map(recorded.map((event, index) => [event.id, index]));
+    for (const row of batches.rows) {
+      const order = row.ids.map((id) => arrival.get(Number(id)) ?? Number.NaN);
+      expect([...order].sort((x, y) => x - y)).toEqual(order);
+    }
+    for (const event of recorded) expect(await event.history.count(byUser(ACT, 'u'), [today])).toEqual([await counted(ACT, 'u', event.id, today)]);
+  });
+
+  it('answers only once the batch is on disk, even where the database commits without waiting for it by default', async () => {
+    const lazy = await createTestDatabase('custos_pdp_batch_lazy');
+    await migrate({ databaseUrl: lazy.url, schema: 'pdp', dir: MIGRATIONS, logger: log.logger });
+    await main().query(`ALTER DATABASE "${lazy.name}" SET synchronous_commit = off`);
+    // Connections opened from now on commit without waiting for the disk unless told otherwise.
+    const pool = createPool(lazy.url, log.logger, { max: 2 });
+    try {
+      expect((await pool.query<{ synchronous_commit: string }>('SHOW synchronous_commit')).rows[0]?.synchronous_commit).toBe('off');
+      const store = new PgHistoryStore({ pool, hasher, logger: log.logger });
+      // Written before the batch: unless something flushed the WAL past it, the batch's own commit is not on disk.
+      // Without the flush, the WAL writer's next round (every 200 ms) would rarely come in between, twenty times.
+      for (let i = 0; i < 20; i++) {
+        const before = (await pool.query<{ lsn: string }>('SELECT pg_current_wal_insert_lsn()::text AS lsn')).rows[0]?.lsn;
+        await record(store, 'a', T0 + i);
+        const flushed = await pool.query<{ ok: boolean }>('SELECT pg_current_wal_flush_lsn() >= $1::pg_lsn AS ok', [before]);
+        expect(flushed.rows[0]?.ok).toBe(true);
+      }
+    } finally {
+      await pool.end();
+      await lazy.drop();
+    }
+  });
+
+  it('records actions, solutions and keys holding quotes and backslashes as they are (the batch travels as literal SQL)', async () => {
+    const action = "urn:action:acme:it's\\odd'; DROP TABLE pdp.history_events; --";
+    const odd = plan(action);
+    const events = await Promise.all(
+      ['a', "o'b"].map((user) =>
+        replica(1).batcher.record({ plan: odd, revision: 7, solution: "ac'me", keys: hasher.eventKeys(new Map([['user', user]]), odd.filters), now: T0 }),
+      ),
+    );
+    const rows = await main().query<{ action: string; solution: string; revision: string }>('SELECT action, solution, revision FROM pdp.history_events ORDER BY id');
+    expect(rows.rows).toEqual([
+      { action, solution: "ac'me", revision: '7' },
+      { action, solution: "ac'me", revision: '7' },
+    ]);
+    expect(await at(events, 1).history.count(byUser(action, "o'b"), [today])).toEqual([1]);
   });
 
   it('lets each decision of concurrent batches on three replicas see exactly the events up to its own', async () => {
@@ -241,20 +299,27 @@ describe('group recording of history decisions', () => {
     expect((await main().query('SELECT 1 FROM pdp.history_events')).rowCount).toBe(90);
   });
 
-  it('records in order of arrival at times that never go back, whatever the clocks of the replicas say', async () => {
+  it('records at times that never go back in the order of the lock, whatever the clocks of the replicas say', async () => {
     const early = await record(replica(0), 'a', T0);
     const behind = await record(replica(1), 'a', T0 - 5000);
     expect([early.at, behind.at]).toEqual([T0, T0]);
+    // Three decisions of one replica with clocks out of order: two go at once (either may take the lock first).
     const batch = await Promise.all([T0 + 10, T0 + 5, T0 + 20].map((now) => record(replica(2), 'a', now)));
-    expect(batch.map((event) => event.at)).toEqual([T0 + 10, T0 + 10, T0 + 20]);
+    const inLockOrder = [...batch].sort((x, y) => x.id - y.id).map((event) => event.at);
+    expect([...inLockOrder].sort((x, y) => x - y)).toEqual(inLockOrder);
+    expect(at(batch, 0).at).toBe(T0 + 10);
+    expect(at(batch, 2).at).toBe(T0 + 20);
+    expect([T0 + 5, T0 + 10]).toContain(at(batch, 1).at);
     expect((await record(replica(0), 'a', T0 - 9000, OTHER)).at).toBe(T0 - 9000);
   });
 
   it('keeps a failing question to the decision that asked it', async () => {
     const batch = await Promise.all(['a', 'a', 'a'].map((user) => record(replica(0), user)));
     await expect(at(batch, 0).history.count(byUser(ACT, 'a'), [{ from: Number.NaN, to: T0 }])).rejects.toThrow(/not an integer/);
-    expect(await at(batch, 1).history.count(byUser(ACT, 'a'), [today])).toEqual([2]);
-    expect(await at(batch, 2).history.count(byUser(ACT, 'a'), [today])).toEqual([3]);
+    // The others count the events up to their own, in the order of the lock (two of them went at once).
+    const rank = (event: RecordedEvent): number => batch.filter((other) => other.id <= event.id).length;
+    expect(await at(batch, 1).history.count(byUser(ACT, 'a'), [today])).toEqual([rank(at(batch, 1))]);
+    expect(await at(batch, 2).history.count(byUser(ACT, 'a'), [today])).toEqual([rank(at(batch, 2))]);
   });
 
   it('fails a batch closed, and those queued behind it, when the database cannot be reached; nothing is recorded', async () => {

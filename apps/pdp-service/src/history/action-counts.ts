@@ -37,18 +37,16 @@ export class ActionCounts {
   private readonly counts = new Map<string, Remembered>();
 
   /**
-   * Takes the events a batch returned (id order): those after `last`, or, when they may not join up with it (first
-   * batch, more than the batch could return, or the events seen before were deleted), the newest ones, every count
-   * then being forgotten.
+   * Takes the events a batch returned (id order): every event of the action with an id above `from`, up to the
+   * newest of them. Those joining up with what is known (`from` at or below `last`) extend it; otherwise (the first
+   * batch, a batch that could not return all it was asked for, or one that saw only its own events while another
+   * replica's came between) the tail starts over from them, every count forgotten. Batches of one replica may come back in any order: events already seen are skipped.
    */
-  catchUp(events: readonly SeenEvent[], complete: boolean): void {
-    const first = events[0];
-    if (first === undefined) return;
-    if (!complete || this.last === undefined) {
-      this.tail = [];
-      this.counts.clear();
-      this.tailStart = first.id - 1;
-      this.last = undefined;
+  catchUp(events: readonly SeenEvent[], from: number): void {
+    if (events.length === 0) return;
+    if (this.last === undefined || from > this.last.id) {
+      this.forget();
+      this.tailStart = from;
     }
     for (const event of events) {
       if (this.last !== undefined && event.id <= this.last.id) continue;
@@ -60,6 +58,13 @@ export class ActionCounts {
       this.tailStart = (this.tail[dropped - 1] as SeenEvent).id;
       this.tail = this.tail.slice(dropped);
     }
+  }
+
+  /** Forgets every event and count: those it knew of were deleted, so what it counted from them may be wrong. */
+  forget(): void {
+    this.tail = [];
+    this.counts.clear();
+    this.last = undefined;
   }
 
   /** The count of events matching `keys` in `span` with ids up to `upTo`, when it can be known without asking. */

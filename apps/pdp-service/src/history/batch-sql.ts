@@ -54,12 +54,52 @@ export function occurrenceStatement(scope: ReadScope, which: 'first' | 'last', b
 
 /**
  * Waits until everything committed before it is on disk: a transaction that writes one WAL record (a logical-decoding
- * message, which needs no table and no privilege) and commits synchronously. WAL is flushed in order, so its flush
- * covers a batch committed before it without waiting for the disk. It runs after the batch's lock is released, so
- * no decision of the action waits for another replica's disk flush; the answers of the batch wait for it.
+ * message, which needs no table and no privilege) and commits synchronously whatever the session's default (the
+ * setting is local to it, and read when it commits). WAL is flushed in order, so its flush covers the recording
+ * transaction before it without that transaction holding the action's lock during the flush. One statement: after
+ * the recording's COMMIT it runs in a transaction of its own, committed at the end of the message.
  */
-export const DURABLE_STATEMENTS =
-  "BEGIN; SET LOCAL synchronous_commit = on; SELECT pg_logical_emit_message(true, 'custos:history', 'durable'); COMMIT";
+const DURABLE_STATEMENT = "SELECT set_config('synchronous_commit', 'on', true), pg_logical_emit_message(true, 'custos:history', 'durable')";
 
-/** Records a batch (migration 1764000000000): parameters as recordEventsParameters. */
-export const RECORD_EVENTS_STATEMENT = 'SELECT id, at, keys, fresh FROM pdp.record_events($1::bigint, $2, $3::bigint, $4::bigint, $5, $6, $7, $8, $9)';
+/** One batch's events to record (pdp.record_events, migration 1764000000000). */
+export interface RecordEventsArguments {
+  readonly lockKey: string;
+  readonly action: string;
+  /** The newest event of the action this replica has seen (the events after it come back). */
+  readonly since: { id: number; at: number } | undefined;
+  readonly solutions: readonly string[];
+  readonly nows: readonly number[];
+  readonly revisions: readonly number[];
+  /** Each event's keys, separated by spaces. */
+  readonly keys: readonly string[];
+  readonly limit: number;
+}
+
+/** Where the rows of pdp.record_events are among the results of recordBatchStatements (after its BEGIN). */
+export const RECORDED_RESULT = 1;
+
+/**
+ * A batch in one round trip: its recording transaction (the action's lock held for the inserts only; it commits
+ * without waiting for the disk, so the lock is released at once), then — when answers must wait for the disk — the
+ * flush that covers it. One message, so PostgreSQL starts the flush as soon as the recording commits, with no turn
+ * of this process in between; concurrent flushes of every replica are merged by PostgreSQL's own group commit. An
+ * error anywhere skips the rest of the message and leaves the connection inside an aborted transaction: its client
+ * must not be reused.
+ */
+export function recordBatchStatements(batch: RecordEventsArguments, durable: boolean): string {
+  const record =
+    `BEGIN; SELECT id, at, keys, fresh FROM pdp.record_events(${lockKeyLiteral(batch.lockKey)}::bigint, ${text(batch.action)}, ` +
+    `${batch.since === undefined ? 'NULL' : integer(batch.since.id)}::bigint, ${batch.since === undefined ? 'NULL' : integer(batch.since.at)}::bigint, ` +
+    `${textArray(batch.solutions)}, ${bigintArray(batch.nows)}, ${bigintArray(batch.revisions)}, ${textArray(batch.keys)}, ${integer(batch.limit)}); COMMIT`;
+  return durable ? `${record}; ${DURABLE_STATEMENT}` : record;
+}
+
+/** A 64-bit lock key (actionLockKey) as a literal: digits only, or an error. */
+function lockKeyLiteral(key: string): string {
+  if (!/^-?\d{1,20}$/.test(key)) throw new Error(`\`${key}\` is not a lock key`);
+  const value = BigInt(key);
+  if (value < -(2n ** 63n) || value >= 2n ** 63n) throw new Error(`\`${key}\` is not a lock key`);
+  return value.toString();
+}
+
+const bigintArray = (values: readonly number[]): string => `ARRAY[${values.map(integer).join(',')}]::bigint[]`;

@@ -1,11 +1,9 @@
-import type { Pool, PoolClient } from 'pg';
+import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { EventHistory, ValueChangedRequest } from '@custos/policy-engine';
 import type { Logger } from '@custos/service-kit';
 import { ActionCounts } from './action-counts';
 import { RecordedHistory } from './batch-history';
-import { RECORD_EVENTS_STATEMENT } from './batch-sql';
-import { isConnectionError } from './connection';
-import { DurabilityWaiter } from './durability';
+import { RECORDED_RESULT, recordBatchStatements } from './batch-sql';
 import type { HistoryHasher } from './hashing';
 import { NO_DEPLOYMENTS, type Deployments } from './deployments';
 import type { ActionPlan } from './plan';
@@ -32,8 +30,9 @@ export interface RecordedEvent {
   readonly at: number;
   readonly history: EventHistory;
   /**
-   * Resolves true once the event is on disk (at once with `PDP_HISTORY_SYNC_COMMIT=off`), false when that could not
-   * be confirmed: the decision must then not be answered on the strength of this record.
+   * Resolves true once the event is on disk, false when that could not be confirmed: the decision must then not be
+   * answered on the strength of this record. A batch is handed out only after its flush (or, with
+   * `PDP_HISTORY_SYNC_COMMIT=off`, without one), so this is already resolved true.
    */
   readonly durable: Promise<boolean>;
 }
@@ -46,9 +45,13 @@ export interface BatcherOptions {
   metrics?: HistoryStoreMetrics;
   /** Most events recorded by one statement; more wait for the next one. */
   maxBatch: number;
+  /** Most batches of one action a replica has in flight at once (each on its own connection); more decisions wait. */
+  inFlight: number;
   /** valueChanged of recorded decisions (the store's atomic compare-and-store on the pool). */
   valueChanged: (request: ValueChangedRequest, revision: number, deployments: Deployments) => Promise<boolean>;
 }
+
+const DURABLE = Promise.resolve(true);
 
 /** Most events a batch hands back from those recorded since the replica's previous batch of the action. */
 export const CATCH_UP_LIMIT = 10_000;
@@ -63,7 +66,8 @@ interface Waiting {
 
 interface Queue {
   waiting: Waiting[];
-  running: boolean;
+  /** Batches of the action this replica has sent and not yet had answered. */
+  running: number;
 }
 
 interface RecordedRow {
@@ -75,23 +79,24 @@ interface RecordedRow {
 }
 
 /**
- * Group recording of the events of recorded decisions. In each replica, the decisions of one action that arrive while
- * a batch of that action is being recorded wait, then go together: one statement (pdp.record_events) takes the
- * action's lock, inserts their events in arrival order and commits, the lock held for the inserts only. Each decision
- * then decides outside any lock, against the events up to its own (RecordedHistory), and is answered once the batch
- * is on disk. A batch waits for nothing but the one before it: a lone decision goes at once. A failure to record
- * fails the decisions of that batch closed; a failure while deciding concerns that decision only.
+ * Group recording of the events of recorded decisions. In each replica, a decision of an action goes at once while
+ * fewer than `inFlight` batches of that action are on their way; those that arrive meanwhile wait and go together as
+ * the next batch. A batch is one round trip (recordBatchStatements): one statement (pdp.record_events) takes the
+ * action's lock, inserts the batch's events in arrival order and commits without waiting for the disk (the lock is
+ * held for the inserts only), then a flush in the same message makes them durable. Each decision then decides
+ * outside any lock, against the events up to its own (RecordedHistory) — durable before it is decided, so before it
+ * is answered. Batches of one replica in flight together take the lock in whichever order they reach it; each event
+ * counts exactly the events before it in lock order. A failure to record fails the decisions of that batch closed;
+ * a failure while deciding concerns that decision only.
  */
 export class HistoryBatcher {
   private readonly queues = new Map<string, Queue>();
   /** Per action: what this replica knows of the action's events, under the plan it was learnt with. */
   private readonly known = new Map<string, { plan: ActionPlan; counts: ActionCounts }>();
   private readonly reads: PoolReads;
-  private readonly disk: DurabilityWaiter;
 
   constructor(private readonly options: BatcherOptions) {
     this.reads = new PoolReads(options.pool, options.logger, options.metrics);
-    this.disk = new DurabilityWaiter(options.pool, options.logger, options.metrics);
   }
 
   /** Records the event with those of its batch; rejects when it could not be recorded (nothing is then recorded). */
@@ -100,38 +105,42 @@ export class HistoryBatcher {
       const key = request.plan.action;
       let queue = this.queues.get(key);
       if (queue === undefined) {
-        queue = { waiting: [], running: false };
+        queue = { waiting: [], running: 0 };
         this.queues.set(key, queue);
       }
       queue.waiting.push({ request, queuedAt: performance.now(), resolve, reject });
-      if (!queue.running) void this.drain(key, queue);
+      this.send(key, queue);
     });
   }
 
-  private async drain(key: string, queue: Queue): Promise<void> {
-    queue.running = true;
-    while (queue.waiting.length > 0) {
+  /** Sends the waiting decisions as batches while fewer than `inFlight` of the action's are on their way. */
+  private send(key: string, queue: Queue): void {
+    while (queue.running < this.options.inFlight && queue.waiting.length > 0) {
       const batch = queue.waiting.splice(0, this.options.maxBatch);
-      let failure: unknown;
-      try {
-        failure = await this.recordBatch(batch);
-      } catch (error) {
-        // Not expected (recordBatch handles the database's errors); the queue must go on all the same.
-        failure = this.failed(batch, error, batch[0]?.request.plan.action ?? '');
-      }
-      if (failure !== undefined) {
+      queue.running += 1;
+      void this.run(batch).then((failure) => {
+        queue.running -= 1;
         // The database is out of reach: those who queued meanwhile fail closed now rather than each waiting a timeout.
-        for (const member of queue.waiting.splice(0)) member.reject(failure);
-      }
+        if (failure !== undefined) for (const member of queue.waiting.splice(0)) member.reject(failure);
+        if (queue.running === 0 && queue.waiting.length === 0) this.queues.delete(key);
+        else this.send(key, queue);
+      });
     }
-    queue.running = false;
-    this.queues.delete(key);
+  }
+
+  private async run(batch: Waiting[]): Promise<unknown> {
+    try {
+      return await this.recordBatch(batch);
+    } catch (error) {
+      // Not expected (recordBatch handles the database's errors); the queue must go on all the same.
+      return this.failed(batch, error, batch[0]?.request.plan.action ?? '');
+    }
   }
 
   /**
-   * Records one batch and hands each member its RecordedEvent as soon as the lock is released; durability is awaited
-   * in the background (DurabilityWaiter), so the next batch of the action need not wait for this one's disk flush. Resolves the error
-   * when the batch could not be recorded. Never throws.
+   * Records one batch, durably unless `synchronousCommit` is off, in one round trip, and hands each member its
+   * RecordedEvent. Resolves the error when the batch could not be recorded or its flush not confirmed (its members
+   * then fail closed, whether or not the recording committed). Never throws.
    */
   private async recordBatch(batch: Waiting[]): Promise<unknown> {
     const first = (batch[0] as Waiting).request;
@@ -149,33 +158,39 @@ export class HistoryBatcher {
     const connected = performance.now();
     phase?.('connect', (connected - started) / 1000);
     let rows: RecordedRow[];
+    const since = counts.last;
     try {
-      const since = counts.last;
-      const result = await client.query<RecordedRow>(RECORD_EVENTS_STATEMENT, [
-        lockKey,
-        action,
-        since?.id ?? null,
-        since?.at ?? null,
-        batch.map((member) => member.request.solution),
-        batch.map((member) => Math.trunc(member.request.now)),
-        batch.map((member) => member.request.revision),
-        batch.map((member) => member.request.keys.join(' ')),
-        CATCH_UP_LIMIT,
-      ]);
-      rows = result.rows;
+      const statements = recordBatchStatements(
+        {
+          lockKey,
+          action,
+          since,
+          solutions: batch.map((member) => member.request.solution),
+          nows: batch.map((member) => Math.trunc(member.request.now)),
+          revisions: batch.map((member) => member.request.revision),
+          keys: batch.map((member) => member.request.keys.join(' ')),
+          limit: CATCH_UP_LIMIT,
+        },
+        this.options.synchronousCommit,
+      );
+      const results = (await client.query(statements)) as unknown as Array<QueryResult<RecordedRow>>;
+      rows = results[RECORDED_RESULT]?.rows ?? [];
       client.release();
       phase?.('record', (performance.now() - connected) / 1000);
     } catch (error) {
-      client.release(error instanceof Error && isConnectionError(error) ? error : undefined);
+      // The message stopped at the error, possibly inside a transaction: this connection is not handed out again.
+      client.release(error instanceof Error ? error : new Error(String(error)));
       return this.failed(batch, error, action);
     }
     const events = rows.map((row) => ({ id: Number(row.id), at: Number(row.at), keys: new Set(row.keys) }));
-    counts.catchUp(events, rows.length < CATCH_UP_LIMIT && rows[0]?.fresh !== true);
-    // The batch's own events are the newest: the last `batch.length` rows, in arrival order.
+    // Every event after `since` came back, unless the limit cut them (then only those returned count) or `since`
+    // was deleted (then only the batch's own came back, and what was counted before may include deleted events).
+    const deleted = rows[0]?.fresh === true;
+    if (deleted) counts.forget();
+    const whole = since !== undefined && !deleted && rows.length < CATCH_UP_LIMIT;
+    counts.catchUp(events, whole ? since.id : (events[0]?.id ?? 0) - 1);
+    // The batch's own events are the newest it saw: the last `batch.length` rows, in arrival order.
     const own = events.slice(events.length - batch.length);
-    const committed = performance.now();
-    const durable = this.options.synchronousCommit ? this.disk.afterCommit() : Promise.resolve(true);
-    if (phase) void durable.then(() => phase('durable', (performance.now() - committed) / 1000));
     this.options.logger.debug({ action, events: batch.length, seen: events.length, ms: Math.round((performance.now() - started) * 100) / 100 }, 'events recorded');
     batch.forEach((member, index) => {
       const event = own[index];
@@ -190,7 +205,7 @@ export class HistoryBatcher {
         history: new RecordedHistory(action, event.id, event.at, counts, this.reads, this.options.hasher, (request) =>
           this.options.valueChanged(request, revision, deployments),
         ),
-        durable,
+        durable: DURABLE,
       });
     });
     return undefined;

@@ -21,28 +21,36 @@ export interface HistoryStoreMetrics {
 }
 
 /**
- * The phases of a recorded decision, timed by the batcher: `queue` (per decision) waiting for the batches of its
- * action before its own in this replica; `connect` (per batch) waiting for a pool connection; `record` (per batch)
- * the recording statement, with the wait for the action's lock (other replicas' batches) inside it; `durable` (per
- * batch) from its commit until a disk flush covers it; `read` (per round trip) the reads a count not known from the
- * batches needs.
+ * The phases of a recorded decision, timed by the batcher: `queue` (per decision) waiting for a batch of its action
+ * to go from this replica; `connect` (per batch) waiting for a pool connection; `record` (per batch) the round trip
+ * that records the batch and flushes it to disk, with the wait for the action's lock (other batches) and for the WAL
+ * flush inside it; `read` (per round trip) the reads a count not known from the batches needs.
  */
-export const HISTORY_PHASES = ['queue', 'connect', 'record', 'durable', 'read'] as const;
+export const HISTORY_PHASES = ['queue', 'connect', 'record', 'read'] as const;
 export type HistoryPhase = (typeof HISTORY_PHASES)[number];
 
 export interface HistoryStoreOptions {
   pool: Pool;
   hasher: HistoryHasher;
   logger: Logger;
-  /** false: history transactions commit with `synchronous_commit = off` (faster, may lose the last events on a crash). */
+  /** false: history transactions commit with `synchronous_commit = off` and recorded decisions are answered without a disk flush (faster, may lose the last events on a crash). */
   synchronousCommit?: boolean;
   metrics?: HistoryStoreMetrics;
   /** Most recorded decisions of one action committed together (HistoryBatcher); 64 by default. */
   maxBatch?: number;
+  /** Most batches of one action a replica has on their way at once (HistoryBatcher); DEFAULT_IN_FLIGHT by default. */
+  inFlight?: number;
 }
 
 /** Enough for every connection of a busy replica to join one transaction, small enough to keep it short. */
 export const DEFAULT_MAX_BATCH = 64;
+/**
+ * One: the decisions that arrive while a batch records and flushes all go in the next one, so every round trip,
+ * transaction and disk flush is shared by as many decisions as possible — on a busy machine CPU per decision is what
+ * bounds throughput. Two in flight (each batch on its own connection) made batches smaller and cost ~1.5× the
+ * database CPU per decision, for no gain in latency (BENCHMARKS.md, issue 26 item 1).
+ */
+export const DEFAULT_IN_FLIGHT = 1;
 
 type Db = Pick<Pool, 'query'> | PoolClient;
 
@@ -79,6 +87,7 @@ export class PgHistoryStore {
       synchronousCommit: this.options.synchronousCommit !== false,
       metrics: this.options.metrics,
       maxBatch: this.options.maxBatch ?? DEFAULT_MAX_BATCH,
+      inFlight: this.options.inFlight ?? DEFAULT_IN_FLIGHT,
       valueChanged: (request, revision, deployments) => new HistoryQueries(this.options.pool, this.options, revision, deployments).valueChanged(request),
     });
     return this.batches;
