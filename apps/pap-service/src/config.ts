@@ -1,4 +1,4 @@
-import { readCommonConfig, readInteger, readString, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
+import { readCommonConfig, readInteger, readOptional, readString, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
 
 export interface PapConfig extends CommonConfig {
   port: number;
@@ -9,14 +9,18 @@ export interface PapConfig extends CommonConfig {
    * `trust proxy`; default none: the socket address). pap passes that address on to auth with console sign-ins.
    */
   trustProxy: TrustProxy;
+  /** Replicas of the change stream in a NATS cluster (`NATS_STREAM_REPLICAS`); unset: min(3, cluster size). */
+  streamReplicas: number | undefined;
 }
 
-/** api.md §1: the shared variables plus `PAP_PORT` (default 8081), `PDP_URL` and `PAP_TRUST_PROXY` for the console (README). */
+/** api.md §1: the shared variables plus `PAP_PORT` (default 8081), `PDP_URL` and `PAP_TRUST_PROXY` for the console and `NATS_STREAM_REPLICAS` (README). */
 export function readPapConfig(env: Env): PapConfig {
   return {
     ...readCommonConfig(env),
     port: readInteger(env, 'PAP_PORT', 8081, 1, 65535),
     pdpUrl: readString(env, 'PDP_URL', 'http://127.0.0.1:8080'),
     trustProxy: readTrustProxy(env, 'PAP_TRUST_PROXY'),
+    // JetStream allows at most 5 copies of a stream.
+    streamReplicas: readOptional(env, 'NATS_STREAM_REPLICAS') === undefined ? undefined : readInteger(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
   };
 }
