@@ -8,3 +8,4 @@ export * from './nats-cluster';
 export * from './stack';
 export * from './http';
 export * from './openapi-routes';
+export * from './postgres-failover';
