@@ -28,6 +28,7 @@ describe('chaos: kills and restarts under load', () => {
       for (const kind of ['pure', 'toggled', 'limited', 'notify']) expect(report.figures[`decisions ${kind}`]).toBeGreaterThan(0);
       expect(report.figures['timer ticks fired']).toBeGreaterThan(0);
     },
-    (SECONDS + (CLUSTER ? 400 : 150)) * 1000,
+    // Generous: on a machine loaded by other work a killed service takes tens of seconds to come back.
+    (2 * SECONDS + (CLUSTER ? 600 : 300)) * 1000,
   );
 });
