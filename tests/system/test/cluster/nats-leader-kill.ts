@@ -46,6 +46,8 @@ async function json<T>(response: Response): Promise<T> {
 export async function runNatsLeaderKill({ changesPerPhase, log = () => undefined }: LeaderKillOptions): Promise<LeaderKillReport> {
   let cluster: OwnNatsCluster | undefined;
   let stack: Stack | undefined;
+  /** The load's loops run while this holds; a failure part-way must stop them too, or they outlive the test. */
+  let running = false;
   try {
     cluster = await startOwnNatsCluster({ size: 3 });
     stack = await startStack({ natsUrl: cluster.url, replicas: 3 });
@@ -117,7 +119,7 @@ export async function runNatsLeaderKill({ changesPerPhase, log = () => undefined
       return { papMs: answered - sent, allMs: performance.now() - answered };
     };
 
-    let running = true;
+    running = true;
     let decisions = 0;
     // Each worker asks one pdp, one decision after another: the revisions it is answered never go back.
     const worker = async (index: number) => {
@@ -233,6 +235,7 @@ export async function runNatsLeaderKill({ changesPerPhase, log = () => undefined
       lastRevision,
     };
   } finally {
+    running = false;
     await stack?.stop().catch(() => undefined);
     await cluster?.destroy().catch(() => undefined);
   }

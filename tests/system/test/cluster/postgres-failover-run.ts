@@ -58,6 +58,8 @@ function errorKind(error: unknown): string {
 export async function runPostgresFailover({ warmupSeconds = 5, afterCount = 5, log = () => undefined }: FailoverOptions = {}): Promise<FailoverReport> {
   let pg: OwnPostgresFailover | undefined;
   let stack: Stack | undefined;
+  /** The load's loops run while this holds; a failure part-way must stop them too, or they outlive the test. */
+  let running = false;
   const stub = await new StubPxp().start();
   try {
     const started = Date.now();
@@ -133,7 +135,7 @@ export async function runPostgresFailover({ warmupSeconds = 5, afterCount = 5, l
     const after: Record<LoadKind, number> = { pure: 0, history: 0, notify: 0, change: 0, token: 0 };
     /** When the standby was seen promoted: successes from then on count as recovered. */
     const failover: { at?: number } = {};
-    let running = true;
+    running = true;
     let historyAllowed = 0;
     let historyClosed = 0;
     const answeredSeqs: string[] = [];
@@ -320,6 +322,7 @@ export async function runPostgresFailover({ warmupSeconds = 5, afterCount = 5, l
       violations,
     };
   } finally {
+    running = false;
     await stack?.stop().catch(() => undefined);
     await pg?.destroy().catch(() => undefined);
     await stub.stop();
