@@ -1,12 +1,12 @@
 // The benchmark suite of issue 6 (`npm run bench` builds first, then runs this).
 //
-//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,replay,scale,management,history,batch,fairness,soak,embedded,chaos]
+//   node scripts/bench.mjs [--quick] [--only engine,http,propagation,replay,scale,management,history,batch,fairness,nats-cluster,soak,embedded,chaos]
 //                          [--soak [minutes]] [--chaos [minutes]] [--profile] [--json <file>]
 //
 // Runs, in order: engine (packages/policy-engine/bench/decide.mjs, when it exists), http, propagation, replay,
-// scale, management, history, batch, fairness; soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak;
+// scale, management, history, batch, fairness, nats-cluster (issue 23: a stream leader killed); soak only with --soak (default 10 minutes, 0.5 with --quick) or --only soak;
 // embedded (one process on PGlite) only with --only embedded.
-// chaos (issue 14) only with --chaos (default 10 minutes, 1 with --quick), alone unless --only names others.
+// chaos (issues 14 and 23) only with --chaos (default 10 minutes per form, 1 with --quick), alone unless --only names others.
 // Each benchmark prints its figures beside the floor or baseline measured in the same run, then a
 // summary of every target. Every process, database and NATS stream a benchmark starts is removed
 // afterwards, also on failure and on Ctrl-C. PostgreSQL and NATS are the machine's, on their standard
@@ -17,8 +17,8 @@ import { loadavg, cpus, tmpdir } from 'node:os';
 import path from 'node:path';
 import * as lib from './bench/lib.mjs';
 
-const ALL = ['engine', 'http', 'propagation', 'replay', 'scale', 'management', 'history', 'batch', 'fairness', 'soak', 'embedded', 'chaos'];
-const DEFAULT = ['engine', 'http', 'propagation', 'replay', 'scale', 'management', 'history', 'batch', 'fairness'];
+const ALL = ['engine', 'http', 'propagation', 'replay', 'scale', 'management', 'history', 'batch', 'fairness', 'nats-cluster', 'soak', 'embedded', 'chaos'];
+const DEFAULT = ['engine', 'http', 'propagation', 'replay', 'scale', 'management', 'history', 'batch', 'fairness', 'nats-cluster'];
 const ENGINE_BENCH = path.join(lib.ROOT, 'packages', 'policy-engine', 'bench', 'decide.mjs');
 
 const USAGE = `usage: node scripts/bench.mjs [--quick] [--only <${ALL.join('|')}>[,...]] [--soak [minutes]] [--chaos [minutes]] [--profile] [--json <file>]

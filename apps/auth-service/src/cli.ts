@@ -27,8 +27,8 @@ export async function runCli(argv: readonly string[], env: NodeJS.ProcessEnv, ou
         keyEncryption: () => readKeyEncryption(env),
         logger,
         announce: (entries) => {
-          const { natsUrl, natsPrefix } = readCommonConfig(env);
-          return publishOnce({ natsUrl, natsPrefix }, entries);
+          const { natsServers, natsPrefix } = readCommonConfig(env);
+          return publishOnce({ natsServers, natsPrefix }, entries);
         },
       });
     } finally {

@@ -31,7 +31,7 @@ export interface AuthOverrides {
   rateLimit?: AppDeps['rateLimit'];
   /** How a slowed sign-in waits (tests count the waits instead of taking them). */
   pause?: AppDeps['pause'];
-  /** Where revocations are announced; by default NATS at `config.natsUrl` (auth starts and serves without it). */
+  /** Where revocations are announced; by default NATS at `config.natsServers` (auth starts and serves without it). */
   revocationFeed?: RevocationFeed;
 }
 
@@ -63,7 +63,7 @@ export async function composeAuth(config: AuthConfig, overrides: AuthOverrides =
   });
   const pool = overrides.pool ?? createPool(config.databaseUrl, logger);
   const revocationFeed =
-    overrides.revocationFeed ?? natsRevocationFeed({ natsUrl: config.natsUrl, natsPrefix: config.natsPrefix, logger });
+    overrides.revocationFeed ?? natsRevocationFeed({ natsServers: config.natsServers, natsPrefix: config.natsPrefix, logger });
   const app = await createApp({
     pool,
     logger,

@@ -21,6 +21,7 @@ import { answerLocalSnapshots } from './propagation/local-snapshot';
 import { NatsLink } from './propagation/nats-link';
 import { OutboxPublisher } from './propagation/outbox-publisher';
 import { SnapshotResponder } from './propagation/snapshot-responder';
+import { DEFAULT_STREAM_SETTINGS } from './propagation/stream';
 import { ReplicaDirectory } from './replicas/replica-directory';
 
 export const MIGRATIONS_DIR = path.join(__dirname, '..', 'migrations');
@@ -129,11 +130,18 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
 }
 
 function composePropagation(config: PapConfig, pool: Pool, logger: Logger, metrics: ServiceMetrics): Propagation {
-  const link = new NatsLink({ servers: config.natsUrl, name: SERVICE_NAME, logger });
+  const link = new NatsLink({ servers: config.natsServers, name: SERVICE_NAME, logger });
   const prefix = config.natsPrefix;
   return {
     link,
-    publisher: new OutboxPublisher({ pool, link, prefix, logger, registry: metrics.registry }),
+    publisher: new OutboxPublisher({
+      pool,
+      link,
+      prefix,
+      logger,
+      registry: metrics.registry,
+      stream: { ...DEFAULT_STREAM_SETTINGS, ...(config.streamReplicas === undefined ? {} : { replicas: config.streamReplicas }) },
+    }),
     responder: new SnapshotResponder({ pool, link, prefix, logger }),
     replicas: new ReplicaDirectory({ link, prefix, logger }),
   };

@@ -1,4 +1,4 @@
-import { readCommonConfig, readInteger, readString, readTimeZone, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
+import { readCommonConfig, readInteger, readOptional, readString, readTimeZone, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
 
 export interface PapConfig extends CommonConfig {
   port: number;
@@ -11,11 +11,13 @@ export interface PapConfig extends CommonConfig {
   trustProxy: TrustProxy;
   /** `POLICY_TIMEZONE`, the zone the pdps read cron in: pap says when a timer fires next in it. */
   timeZone: string;
+  /** Replicas of the change stream in a NATS cluster (`NATS_STREAM_REPLICAS`); unset: min(3, cluster size). */
+  streamReplicas: number | undefined;
 }
 
 /**
- * api.md §1: the shared variables plus `PAP_PORT` (default 8081), `PDP_URL` and `PAP_TRUST_PROXY` for the console, and
- * the pdps' `POLICY_TIMEZONE` for timers' next fire times (README).
+ * api.md §1: the shared variables plus `PAP_PORT` (default 8081), `PDP_URL` and `PAP_TRUST_PROXY` for the console,
+ * the pdps' `POLICY_TIMEZONE` for timers' next fire times, and `NATS_STREAM_REPLICAS` (README).
  */
 export function readPapConfig(env: Env): PapConfig {
   return {
@@ -24,5 +26,7 @@ export function readPapConfig(env: Env): PapConfig {
     pdpUrl: readString(env, 'PDP_URL', 'http://127.0.0.1:8080'),
     trustProxy: readTrustProxy(env, 'PAP_TRUST_PROXY'),
     timeZone: readTimeZone(env, 'POLICY_TIMEZONE'),
+    // JetStream allows at most 5 copies of a stream.
+    streamReplicas: readOptional(env, 'NATS_STREAM_REPLICAS') === undefined ? undefined : readInteger(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
   };
 }

@@ -4,7 +4,7 @@ import { policySubjects } from '@custos/contracts';
 import { TEST_NATS_URL, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
 import type { NatsLink } from '../src/propagation/nats-link';
 import { OUTBOX_LOCK_KEY, OutboxPublisher } from '../src/propagation/outbox-publisher';
-import { ensurePolicyStream } from '../src/propagation/stream';
+import { clusterSize, ensurePolicyStream } from '../src/propagation/stream';
 import { POLICY_KIND, type PolicyMetadata } from '../src/documents/policy-kind';
 import { DocumentStore } from '../src/store/documents';
 import { readStats } from '../src/store/stats';
@@ -72,6 +72,14 @@ test('the publisher creates the stream with the contracted settings', async () =
   expect(info.config.retention).toBe(RetentionPolicy.Limits);
   expect(info.config.max_age).toBe(nanos(7 * 24 * 3600 * 1000));
   expect(info.config.duplicate_window).toBe(nanos(2 * 60 * 1000));
+});
+
+test('the stream keeps as many copies as the cluster has servers, at most 3; one on a single server', async () => {
+  expect((await (await nc.jetstreamManager()).streams.info(subjects.stream)).config.num_replicas).toBe(1);
+  expect(clusterSize(nc.info)).toBe(1);
+  expect(clusterSize({ connect_urls: ['a:4222'] })).toBe(1);
+  expect(clusterSize({ cluster: 'c', connect_urls: ['a:4222', 'b:4222', 'c:4222', 'd:4222', 'e:4222'] })).toBe(5);
+  expect(clusterSize({ cluster: 'c' })).toBe(1);
 });
 
 test('an existing stream with other settings is brought up to date', async () => {

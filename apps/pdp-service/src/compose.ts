@@ -318,7 +318,7 @@ async function connectTransport(
     return { nats: undefined, transport };
   }
   const nats = await connect({
-    servers: config.natsUrl,
+    servers: config.natsServers,
     name: `${SERVICE_NAME} ${config.replicaId}`,
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,

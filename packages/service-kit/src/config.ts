@@ -59,7 +59,10 @@ export function readTrustProxy(env: Env, name: string): TrustProxy {
 /** Settings every service shares (api.md §1). */
 export interface CommonConfig {
   databaseUrl: string;
+  /** `NATS_URL` as written: one URL, or several separated by commas (the servers of one cluster). */
   natsUrl: string;
+  /** The servers `NATS_URL` names, in order: what the NATS client takes (it tries them and learns the rest). */
+  natsServers: string[];
   natsPrefix: string;
   authUrl: string;
   logLevel: string;
@@ -68,6 +71,20 @@ export interface CommonConfig {
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/custos';
 export const DEFAULT_NATS_URL = 'nats://127.0.0.1:4222';
 
+/**
+ * The servers of a `NATS_URL`: comma-separated URLs (`nats://a:4222,nats://b:4222`), blanks around them ignored.
+ * The NATS client takes a list, not a comma-separated string: a cluster is named by several, so that a service
+ * starting while one of them is down still finds the others.
+ */
+export function natsServers(url: string): string[] {
+  const servers = url
+    .split(',')
+    .map((server) => server.trim())
+    .filter((server) => server !== '');
+  if (servers.length === 0) throw new ConfigError(`NATS_URL names no server, got \`${url}\``);
+  return servers;
+}
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 
 export function readCommonConfig(env: Env): CommonConfig {
@@ -75,9 +92,11 @@ export function readCommonConfig(env: Env): CommonConfig {
   if (!/^[A-Za-z0-9_-]+$/.test(natsPrefix)) {
     throw new ConfigError(`NATS_PREFIX may hold letters, digits, \`_\` and \`-\` only, got \`${natsPrefix}\``);
   }
+  const natsUrl = readString(env, 'NATS_URL', DEFAULT_NATS_URL);
   return {
     databaseUrl: readString(env, 'DATABASE_URL', DEFAULT_DATABASE_URL),
-    natsUrl: readString(env, 'NATS_URL', DEFAULT_NATS_URL),
+    natsUrl,
+    natsServers: natsServers(natsUrl),
     natsPrefix,
     authUrl: readString(env, 'AUTH_URL', 'http://127.0.0.1:8082').replace(/\/+$/, ''),
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),

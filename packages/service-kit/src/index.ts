@@ -19,6 +19,7 @@ export * from './observability/info-line';
 export * from './observability/log-format';
 export * from './observability/metrics';
 export * from './db/database';
+export { databaseHosts } from './db/hosts';
 export * from './db/migrate';
 export * from './db/unavailable';
 export * from './http/json-syntax';

@@ -1,6 +1,6 @@
 import { connect, type NatsConnection } from 'nats';
 import { deadlineIn, sleep } from './timing/sleep';
-import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, readString, type Env } from './config';
+import { ConfigError, DEFAULT_DATABASE_URL, DEFAULT_NATS_URL, natsServers, readString, type Env } from './config';
 
 /** An expected reason a service cannot start, already said as one sentence for whoever started it. */
 export class StartupError extends Error {}
@@ -106,12 +106,13 @@ export function describeStartupFailure(error: unknown, env: Env): string | undef
  */
 export async function checkNats(env: Env, waitMs = NATS_START_WAIT_MS): Promise<void> {
   const url = readString(env, 'NATS_URL', DEFAULT_NATS_URL);
-  const nats = `NATS at \`${endpoint(url, 4222)}\` (${source(env, 'NATS_URL')})`;
+  const servers = natsServers(url);
+  const nats = `NATS at \`${servers.map((server) => endpoint(server, 4222)).join(', ')}\` (${source(env, 'NATS_URL')})`;
   const deadline = deadlineIn(waitMs);
   for (;;) {
     let nc: NatsConnection;
     try {
-      nc = await connect({ servers: url, reconnect: false, timeout: 2000, name: 'startup check' });
+      nc = await connect({ servers, reconnect: false, timeout: 2000, name: 'startup check' });
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (code === 'AUTHORIZATION_VIOLATION' || code === 'AUTHENTICATION_EXPIRED' || code === 'PERMISSIONS_VIOLATION') {

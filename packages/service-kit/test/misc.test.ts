@@ -5,10 +5,16 @@ describe('config', () => {
     expect(readCommonConfig({})).toEqual({
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/custos',
       natsUrl: 'nats://127.0.0.1:4222',
+      natsServers: ['nats://127.0.0.1:4222'],
       natsPrefix: 'custos',
       authUrl: 'http://127.0.0.1:8082',
       logLevel: 'info',
     });
+  });
+
+  it('takes a NATS cluster as comma-separated URLs, in order', () => {
+    expect(readCommonConfig({ NATS_URL: 'nats://a:4222, nats://b:4223,,nats://c:4224' }).natsServers).toEqual(['nats://a:4222', 'nats://b:4223', 'nats://c:4224']);
+    expect(() => readCommonConfig({ NATS_URL: ' , ' })).toThrow(/NATS_URL names no server/);
   });
 
   it('rejects bad values with the variable name', () => {

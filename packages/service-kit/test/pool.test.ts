@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { Client } from 'pg';
-import { createLogger, createPool } from '@custos/service-kit';
-import { createTestDatabase, waitFor, type TestDatabase } from '@custos/test-kit';
+import { createLogger, createPool, databaseHosts, primaryUrl } from '@custos/service-kit';
+import { createTestDatabase, freePort, waitFor, type TestDatabase } from '@custos/test-kit';
 
 describe('createPool', () => {
   let database: TestDatabase;
@@ -31,6 +31,58 @@ describe('createPool', () => {
       expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
     } finally {
       await admin.end();
+      await pool.end();
+    }
+  });
+});
+
+describe('createPool with several servers (DATABASE_URL in libpq multi-host form)', () => {
+  let database: TestDatabase;
+  const logger = createLogger('test', 'silent');
+
+  beforeAll(async () => {
+    database = await createTestDatabase('custos_pool_hosts');
+  });
+
+  afterAll(async () => {
+    await database.drop();
+  });
+
+  /** The test database's URL with `hosts` in place of its one host. */
+  const naming = (hosts: string[]) => {
+    const url = new URL(database.url);
+    return `${url.protocol}//${url.username ? `${url.username}@` : ''}${hosts.join(',')}${url.pathname}?target_session_attrs=read-write`;
+  };
+
+  it('splits a multi-host URL into one URL per host, without target_session_attrs', () => {
+    expect(databaseHosts('postgres://u:p@a:5432,b:5433/db?target_session_attrs=read-write&application_name=x')).toEqual({
+      urls: ['postgres://u:p@a:5432/db?application_name=x', 'postgres://u:p@b:5433/db?application_name=x'],
+      multiHost: true,
+    });
+    expect(databaseHosts('postgres://postgres@127.0.0.1:5432/custos')).toEqual({ urls: ['postgres://postgres@127.0.0.1:5432/custos'], multiHost: false });
+  });
+
+  it('skips a server that is down and answers from the next one, the first query included', async () => {
+    const closed = await freePort();
+    const server = new URL(database.url).host;
+    const pool = createPool(naming([`127.0.0.1:${closed}`, server]), logger);
+    try {
+      expect((await pool.query<{ port: number }>('SELECT current_setting($1)::int AS port', ['port'])).rows[0]?.port).toBe(Number(new URL(database.url).port || 5432));
+      // And it stays there: the next checkouts need no search.
+      for (let n = 0; n < 3; n++) expect((await pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one).toBe(1);
+      await expect(primaryUrl(naming([`127.0.0.1:${closed}`, server]))).resolves.toBe(`${database.url.split('?')[0]}`);
+    } finally {
+      await pool.end();
+    }
+  });
+
+  it('fails a checkout, with the cause, when no server is there', async () => {
+    const pool = createPool(naming([`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`]), logger, { connectionTimeoutMillis: 1000 });
+    try {
+      await expect(pool.query('SELECT 1')).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+      // At startup the reason reads as such (nothing listens), not as a generic failure.
+      await expect(primaryUrl(naming([`127.0.0.1:${await freePort()}`]))).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    } finally {
       await pool.end();
     }
   });

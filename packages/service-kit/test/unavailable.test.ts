@@ -23,6 +23,8 @@ describe('isDatabaseUnavailable, on error objects', () => {
     ['a terminated backend', withCode('57P01', 'terminating connection due to administrator command')],
     ['a server that is starting', withCode('57P03', 'the database system is starting up')],
     ['a full server', withCode('53300', 'sorry, too many clients already')],
+    ['a session on a server that became a standby', withCode('25006', 'cannot execute INSERT in a read-only transaction')],
+    ['a multi-host pool that found only a standby', withCode('STANDBY', '127.0.0.1:5433 is a standby (read-only), not the primary')],
     ['a refused connection', withCode('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:1')],
     ['a reset connection', withCode('ECONNRESET', 'read ECONNRESET')],
     ['a connection that ended under a query', new Error('Connection terminated unexpectedly')],

@@ -4,6 +4,8 @@ export * from './nats';
 export * from './authority';
 export * from './processes';
 export * from './nats-server';
+export * from './nats-cluster';
 export * from './stack';
 export * from './http';
 export * from './openapi-routes';
+export * from './postgres-failover';

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { freePort } from './processes';
 import { waitFor } from './wait';
 
-const NATS_BINARY = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
+export const NATS_BINARY = process.env.NATS_SERVER_BIN ?? '/usr/sbin/nats-server';
 
 export interface OwnNatsServer {
   url: string;
@@ -20,7 +20,8 @@ export interface OwnNatsServer {
   destroy(): Promise<void>;
 }
 
-function portAnswers(port: number): Promise<boolean> {
+/** Whether something accepts TCP connections on 127.0.0.1:`port`. */
+export function portAnswers(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = connectTcp(port, '127.0.0.1');
     socket.once('connect', () => {

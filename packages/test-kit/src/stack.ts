@@ -23,10 +23,14 @@ export interface StackOptions {
   natsUrl: string;
   replicas: number;
   admin?: { id: string; secret: string };
+  /** A database of the caller's (e.g. on an OwnPostgresFailover); by default a fresh one on the machine's server. */
+  databaseUrl?: string;
+  /** More environment for every service. */
+  extraEnv?: Record<string, string>;
 }
 
-export async function startStack({ natsUrl, replicas, admin = { id: ADMIN_ID, secret: ADMIN_SECRET } }: StackOptions): Promise<Stack> {
-  const database = await createTestDatabase('custos_system');
+export async function startStack({ natsUrl, replicas, admin = { id: ADMIN_ID, secret: ADMIN_SECRET }, databaseUrl, extraEnv = {} }: StackOptions): Promise<Stack> {
+  const database: TestDatabase = databaseUrl === undefined ? await createTestDatabase('custos_system') : { name: '', url: databaseUrl, drop: async () => undefined };
   const natsPrefix = uniqueNatsPrefix();
   const authPort = await freePort();
   const env: Record<string, string> = {
@@ -37,6 +41,7 @@ export async function startStack({ natsUrl, replicas, admin = { id: ADMIN_ID, se
     BOOTSTRAP_CLIENT_ID: admin.id,
     BOOTSTRAP_CLIENT_SECRET: admin.secret,
     PDP_RESYNC_INTERVAL_MS: '30000',
+    ...extraEnv,
   };
   const started: RunningService[] = [];
   try {

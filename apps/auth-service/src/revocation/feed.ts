@@ -15,7 +15,8 @@ export const NO_FEED: RevocationFeed = { publish: () => undefined, close: async 
 const encode = (entries: readonly RevocationEntry[]) => Buffer.from(JSON.stringify(toRevocationDocument(entries)), 'utf8');
 
 export interface FeedSettings {
-  natsUrl: string;
+  /** The NATS servers (NATS_URL's list). */
+  natsServers: string[];
   natsPrefix: string;
   logger: Logger;
 }
@@ -24,11 +25,11 @@ export interface FeedSettings {
  * auth's NATS connection for revocations: connects in the background and keeps reconnecting; auth
  * starts and serves without it. A revocation made while it is down reaches pap and pdp by their poll.
  */
-export function natsRevocationFeed({ natsUrl, natsPrefix, logger }: FeedSettings): RevocationFeed {
+export function natsRevocationFeed({ natsServers, natsPrefix, logger }: FeedSettings): RevocationFeed {
   const subject = revocationSubject(natsPrefix);
   let nc: NatsConnection | undefined;
   let closed = false;
-  void connect({ servers: natsUrl, name: 'auth-service', maxReconnectAttempts: -1, reconnectTimeWait: 500, waitOnFirstConnect: true }).then(
+  void connect({ servers: natsServers, name: 'auth-service', maxReconnectAttempts: -1, reconnectTimeWait: 500, waitOnFirstConnect: true }).then(
     (connection) => {
       if (closed) return connection.close();
       nc = connection;
@@ -60,7 +61,7 @@ export function natsRevocationFeed({ natsUrl, natsPrefix, logger }: FeedSettings
 export async function publishOnce(settings: Omit<FeedSettings, 'logger'>, entries: readonly RevocationEntry[]): Promise<boolean> {
   let nc: NatsConnection | undefined;
   try {
-    nc = await connect({ servers: settings.natsUrl, name: 'auth-cli', timeout: 2000, maxReconnectAttempts: 0 });
+    nc = await connect({ servers: settings.natsServers, name: 'auth-cli', timeout: 2000, maxReconnectAttempts: 0 });
     nc.publish(revocationSubject(settings.natsPrefix), encode(entries));
     await nc.drain();
     return true;

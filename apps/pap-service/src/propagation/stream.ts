@@ -6,6 +6,12 @@ export interface StreamSettings {
   maxAgeMs: number;
   /** Window in which a repeated msgID is dropped as a duplicate. */
   duplicateWindowMs: number;
+  /**
+   * Copies of the stream in a NATS cluster (`NATS_STREAM_REPLICAS`). Unset: as many as the cluster has servers, at
+   * most 3 (a single server: 1), and an existing stream is only ever grown to that, never shrunk (an operator may
+   * have set more). Set: exactly that many, an existing stream brought to it.
+   */
+  replicas?: number;
 }
 
 export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
@@ -14,10 +20,22 @@ export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
 };
 
 const STREAM_NOT_FOUND = 10059;
+/** Three copies survive the loss of any one server with a quorum left; more only slow every write down. */
+const MAX_DEFAULT_REPLICAS = 3;
+
+/**
+ * How many servers the connected NATS has: 1 without a cluster, else the client URLs the server advertises for its
+ * cluster (`connect_urls`, which include its own).
+ */
+export function clusterSize(info: { cluster?: string; connect_urls?: string[] } | undefined): number {
+  if (info?.cluster === undefined || info.cluster === '') return 1;
+  return Math.max(new Set(info.connect_urls ?? []).size, 1);
+}
 
 /**
  * Creates the JetStream stream that captures the change subject, or brings an existing one to
- * these settings (limits retention, file storage).
+ * these settings (limits retention, file storage, replicas). In a cluster of three or more, three replicas: the
+ * stream (and pap's acknowledged changes in it) survives the loss of its leader, whose followers elect a new one.
  */
 export async function ensurePolicyStream(
   nc: NatsConnection,
@@ -26,6 +44,8 @@ export async function ensurePolicyStream(
 ): Promise<void> {
   const subjects = policySubjects(prefix);
   const jsm = await nc.jetstreamManager();
+  const derived = Math.min(MAX_DEFAULT_REPLICAS, clusterSize(nc.info));
+  const replicas = settings.replicas ?? derived;
   const wanted = {
     subjects: [subjects.changes],
     max_age: nanos(settings.maxAgeMs),
@@ -34,12 +54,14 @@ export async function ensurePolicyStream(
   try {
     const info = await jsm.streams.info(subjects.stream);
     const config = info.config;
+    const numReplicas = settings.replicas === undefined ? Math.max(config.num_replicas, derived) : settings.replicas;
     const same =
       config.subjects.length === 1 &&
       config.subjects[0] === subjects.changes &&
       config.max_age === wanted.max_age &&
-      config.duplicate_window === wanted.duplicate_window;
-    if (!same) await jsm.streams.update(subjects.stream, wanted);
+      config.duplicate_window === wanted.duplicate_window &&
+      config.num_replicas === numReplicas;
+    if (!same) await jsm.streams.update(subjects.stream, { ...wanted, num_replicas: numReplicas });
   } catch (error) {
     if ((error as NatsError).api_error?.err_code !== STREAM_NOT_FOUND) throw error;
     await jsm.streams.add({
@@ -48,7 +70,7 @@ export async function ensurePolicyStream(
       retention: RetentionPolicy.Limits,
       storage: StorageType.File,
       discard: DiscardPolicy.Old,
-      num_replicas: 1,
+      num_replicas: replicas,
     });
   }
 }

@@ -1,6 +1,7 @@
 import { runner } from 'node-pg-migrate';
 import type { ClientBase, Pool } from 'pg';
 import type { Logger } from '../observability/logger';
+import { primaryUrl } from './database';
 import { backoffDelay, type Backoff } from '../timing/backoff';
 import { deadlineIn, sleep } from '../timing/sleep';
 
@@ -42,7 +43,7 @@ export async function migrate(options: MigrateOptions): Promise<void> {
 }
 
 async function runOnce(options: MigrateOptions): Promise<void> {
-  if (options.pool === undefined) return run(options, { databaseUrl: options.databaseUrl });
+  if (options.pool === undefined) return run(options, { databaseUrl: await primaryUrl(options.databaseUrl, options.logger) });
   const client = await options.pool.connect();
   let broken: Error | undefined;
   try {

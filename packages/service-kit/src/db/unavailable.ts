@@ -10,6 +10,10 @@ const UNAVAILABLE_SQLSTATES = new Set([
   '57P02', // crash_shutdown
   '57P03', // cannot_connect_now: the server is starting or shutting down
   '53300', // too_many_connections
+  // read_only_sql_transaction: a session kept on a server that became a standby (a failover, hosts.ts)
+  '25006',
+  // not a SQLSTATE: a multi-host pool found only a standby where it looked for the primary (hosts.ts)
+  'STANDBY',
 ]);
 
 /** Socket errors while connecting to or talking with the server. */

@@ -9,11 +9,15 @@ import {
   ADMIN_SECRET,
   clientToken,
   freePort,
+  startOwnNatsCluster,
   startOwnNatsServer,
+  startOwnPostgresFailover,
   startService,
   uniqueNatsPrefix,
   waitFor,
+  type OwnNatsCluster,
   type OwnNatsServer,
+  type OwnPostgresFailover,
   type RunningService,
   type ServiceName,
 } from '@custos/test-kit';
@@ -32,6 +36,12 @@ export interface ChaosOptions {
   seconds: number;
   /** Progress lines. */
   log?: (line: string) => void;
+  /**
+   * The clustered form (issue 23): a three-node NATS cluster in place of the one server and pg_auto_failover (a
+   * primary and its synchronous standby) in place of the one PostgreSQL; the faults kill the change stream's NATS
+   * leader and fail the PostgreSQL primary over, in place of restarting either.
+   */
+  cluster?: boolean;
 }
 
 export interface ChaosReport {
@@ -52,6 +62,8 @@ const LIMIT = 40;
 const TIMER_ID = 'urn:timer:acme:beat';
 /** Longer than any single outage the run causes, so catch-up `last` leaves no tick missed. */
 const TIMER_PERIOD_MS = 5000;
+/** The clustered form's longest outage is a PostgreSQL failover (about 10 s on a busy machine): a longer period. */
+const CLUSTER_TIMER_PERIOD_MS = 15_000;
 const TOGGLE_ID = 'urn:policy:acme:toggle';
 const WORKERS = 6;
 const TOGGLE_EVERY_MS = 300;
@@ -72,7 +84,7 @@ interface ToggleAnswer {
 }
 
 /** A PXP that answers true and remembers every delivery by its `seq` parameter and idempotency key. */
-class StubPxp {
+export class StubPxp {
   readonly bySeq = new Map<string, number>();
   readonly keys = new Set<string>();
   readonly tickKeys = new Set<string>();
@@ -138,6 +150,7 @@ function errorKind(error: unknown): string {
 
 export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const log = options.log ?? (() => undefined);
+  const timerPeriodMs = options.cluster ? CLUSTER_TIMER_PERIOD_MS : TIMER_PERIOD_MS;
   const violations: string[] = [];
   const errors: Record<string, number> = {};
   const countError = (what: string, kind: string) => {
@@ -147,17 +160,24 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
   const cleanups: Array<() => Promise<unknown>> = [];
   let pg: OwnPostgres | undefined;
   let nats: OwnNatsServer | undefined;
+  let natsCluster: OwnNatsCluster | undefined;
+  let pgFailover: OwnPostgresFailover | undefined;
   const stub = await new StubPxp().start();
   cleanups.push(() => stub.stop());
   try {
-    pg = await startOwnPostgres();
-    nats = await startOwnNatsServer();
-    const databaseUrl = pg.url('custos_chaos');
+    if (options.cluster) {
+      [natsCluster, pgFailover] = await Promise.all([startOwnNatsCluster({ size: 3 }), startOwnPostgresFailover()]);
+    } else {
+      pg = await startOwnPostgres();
+      nats = await startOwnNatsServer();
+    }
+    const databaseUrl = pgFailover?.url('custos_chaos') ?? pg?.url('custos_chaos') ?? '';
+    const natsUrl = natsCluster?.url ?? nats?.url ?? '';
     const authPort = await freePort();
     const prefix = uniqueNatsPrefix();
     const env: Record<string, string> = {
       DATABASE_URL: databaseUrl,
-      NATS_URL: nats.url,
+      NATS_URL: natsUrl,
       NATS_PREFIX: prefix,
       AUTH_URL: `http://127.0.0.1:${authPort}`,
       BOOTSTRAP_CLIENT_ID: ADMIN_ID,
@@ -195,7 +215,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     slots.push(...paps);
     const pdps = await Promise.all([0, 1, 2].map(() => launch('pdp-service')));
     slots.push(...pdps);
-    log(`started: postgres :${pg.port}, nats ${nats.url}, auth, 2 paps, 3 pdps`);
+    log(`started: postgres ${databaseUrl}, nats ${natsUrl}, auth, 2 paps, 3 pdps`);
     const token = await clientToken(auth.service.url, ADMIN_ID, ADMIN_SECRET);
 
     // --- the deployed set -------------------------------------------------------------------------------------
@@ -254,7 +274,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }
     await setup('POST', '/ws/policy', { xml: inhibitAll('acme', 'toggle', 'toggled') });
     await setup('POST', '/ws/timer', {
-      xml: `<timer xmlns="http://www.mydata-control.de/4.0/mydataLanguageTimer" id="${TIMER_ID}" cron="*/${TIMER_PERIOD_MS / 1000} * * * * ?"><event action="${A('tick')}"/></timer>`,
+      xml: `<timer xmlns="http://www.mydata-control.de/4.0/mydataLanguageTimer" id="${TIMER_ID}" cron="*/${timerPeriodMs / 1000} * * * * ?"><event action="${A('tick')}"/></timer>`,
     });
     const timerDeployed = await setup('POST', `/ws/timer/${TIMER_ID}/deploy`);
     for (const pdp of pdps) {
@@ -273,6 +293,14 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     let limitAllowed = 0;
     let seq = 0;
     const maxAnswered = new Map<string, number>();
+    /** Longest time without a successful answer, per service, over the whole run (faults included). */
+    const gaps = { pdp: { last: 0, longest: 0 }, pap: { last: 0, longest: 0 } };
+    const answeredBy = (service: keyof typeof gaps) => {
+      const now = Date.now();
+      const gap = gaps[service];
+      if (gap.last > 0) gap.longest = Math.max(gap.longest, now - gap.last);
+      gap.last = now;
+    };
 
     const decideOnce = async () => {
       const slot = pick(pdps.filter((candidate) => !candidate.down));
@@ -296,6 +324,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         const answer = JSON.parse(text) as { eventAllowed: boolean };
         const revision = Number(response.headers.get('policy-revision'));
         decisions[kind] = (decisions[kind] ?? 0) + 1;
+        answeredBy('pdp');
         if (revision < floor) violations.push(`pdp :${slot.port} answered revision ${revision} after it had answered ${floor}`);
         maxAnswered.set(instanceKey, Math.max(floor, revision, maxAnswered.get(instanceKey) ?? -1));
         if (kind === 'pure' && !answer.eventAllowed) violations.push(`a pure decision was inhibited at revision ${revision}`);
@@ -323,6 +352,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
             : await papCall('POST', `/ws/policy/${TOGGLE_ID}/deploy`);
           if (answer.status === 200 && Number.isInteger(answer.revision)) {
             acked.push(answer.revision);
+            answeredBy('pap');
             // `false` means it already was so (a call whose answer was lost had committed): the state is known now.
             deployed = !deployed;
           } else {
@@ -347,7 +377,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     }, 2000);
     cleanups.push(async () => clearInterval(sampler));
 
-    const faults = { 'kill pdp': 0, 'kill pap': 0, 'restart nats': 0, 'restart postgres': 0 };
+    const faults: Record<string, number> = options.cluster
+      ? { 'kill pdp': 0, 'kill pap': 0, 'kill nats stream leader': 0, 'fail over postgres': 0 }
+      : { 'kill pdp': 0, 'kill pap': 0, 'restart nats': 0, 'restart postgres': 0 };
     const restart = async (slot: Slot) => {
       slot.down = true;
       const sample = slot.rss.get(slot.instance);
@@ -359,7 +391,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       slot.instance++;
       slot.down = false;
     };
-    const inject = async (fault: keyof typeof faults) => {
+    const inject = async (fault: string) => {
       const started = Date.now();
       if (fault === 'kill pdp') await restart(pick(pdps) ?? pdps[0] ?? auth);
       if (fault === 'kill pap') await restart(pick(paps) ?? paps[0] ?? auth);
@@ -371,13 +403,37 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         await pg?.crash();
         await pg?.start();
       }
-      faults[fault]++;
+      if (fault === 'kill nats stream leader' && natsCluster) {
+        const stream = policySubjects(prefix).stream;
+        const leader = await natsCluster.streamLeader(stream);
+        await leader.kill();
+        const next = await natsCluster.streamLeader(stream, { not: leader.name });
+        log(`nats: ${leader.name} killed, ${next.name} leads the stream`);
+        await leader.start();
+      }
+      if (fault === 'fail over postgres' && pgFailover) {
+        const failover = pgFailover;
+        const primary = await failover.primary();
+        await primary.kill();
+        const promoted = await waitFor(
+          async () => {
+            const next = await failover.primary(1000).catch(() => undefined);
+            return next !== undefined && next.name !== primary.name ? next : undefined;
+          },
+          { timeoutMs: 90_000, intervalMs: 200, what: 'the standby promoted' },
+        );
+        log(`postgres: ${primary.name} killed, ${promoted.name} promoted after ${Date.now() - started} ms`);
+        // The old primary comes back as the new one's standby (the next failover needs one).
+        await primary.start();
+        await failover.settled(120_000);
+      }
+      faults[fault] = (faults[fault] ?? 0) + 1;
       log(`${fault}: back after ${Date.now() - started} ms`);
     };
 
     const startedAt = Date.now();
     const load = [...Array.from({ length: WORKERS }, worker), toggler()];
-    const kinds = Object.keys(faults) as Array<keyof typeof faults>;
+    const kinds = Object.keys(faults);
     while (Date.now() - startedAt < options.seconds * 1000) {
       // Every kind of fault once per round, in a random order.
       const round = [...kinds].sort(() => Math.random() - 0.5);
@@ -411,7 +467,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     // The stream is the record of every change: each acknowledged one is in it, and it says what each revision held.
     const toggleAt = new Map<number, boolean | undefined>();
     let resyncs = 0;
-    const observer = await connect({ servers: nats.url });
+    const observer = await connect({ servers: natsUrl.split(',') });
     try {
       const subjects = policySubjects(prefix);
       const jsm = await observer.jetstreamManager();
@@ -457,7 +513,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       violations.push(`${undelivered().length} executes of answered decisions never reached the PXP (e.g. ${undelivered().slice(0, 5).join(', ')})`);
     }
     // 5. Every due tick fired exactly once (one row, done), and ran its execute.
-    const db = new Client({ connectionString: databaseUrl });
+    // A plain client takes one host: in the clustered form, the primary's.
+    const primaryPort = pgFailover ? (await pgFailover.primary()).port : undefined;
+    const db = new Client({ connectionString: primaryPort === undefined ? databaseUrl : `postgres://postgres@127.0.0.1:${primaryPort}/custos_chaos` });
     await db.connect();
     let ticksFired = 0;
     try {
@@ -466,9 +524,9 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
       ).rows.map((row) => ({ at: Number(row.scheduled_at), done: row.done_at !== null }));
       const byTime = new Map(rows.map((row) => [row.at, row]));
       const first = rows[0]?.at;
-      const lastDue = chaosEndedAt - 2 * TIMER_PERIOD_MS;
+      const lastDue = chaosEndedAt - 2 * timerPeriodMs;
       if (first === undefined) violations.push('the timer never fired');
-      for (let at = first ?? Infinity; at <= lastDue; at += TIMER_PERIOD_MS) {
+      for (let at = first ?? Infinity; at <= lastDue; at += timerPeriodMs) {
         const row = byTime.get(at);
         if (row === undefined) violations.push(`timer tick ${new Date(at).toISOString()} never fired`);
         else if (!row.done) violations.push(`timer tick ${new Date(at).toISOString()} was claimed but not finished`);
@@ -524,6 +582,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
         'distinct execute ids seen': stub.keys.size,
         'executes delivered from memory (not stored: PostgreSQL down)': stub.unkeyed,
         'timer ticks fired': ticksFired,
+        'longest gap without a decision answered (ms)': gaps.pdp.longest,
+        'longest gap without a deploy/revoke acknowledged (ms)': gaps.pap.longest,
         ...rssFigures,
         lost: violations.filter((v) => /never|missing/.test(v)).length,
         wrong: violations.filter((v) => !/never|missing/.test(v)).length,
@@ -535,5 +595,7 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
     await nats?.destroy().catch(() => undefined);
     await pg?.destroy().catch(() => undefined);
+    await natsCluster?.destroy().catch(() => undefined);
+    await pgFailover?.destroy().catch(() => undefined);
   }
 }

@@ -1,0 +1,184 @@
+import { Client, Pool, type ClientConfig, type PoolClient, type PoolConfig } from 'pg';
+import type { Logger } from '../observability/logger';
+
+/**
+ * `DATABASE_URL` may name several servers, as libpq does: `postgres://user@h1:5432,h2:5433/custos` (the form
+ * pg_auto_failover's `pg_autoctl show uri` prints), optionally with `target_session_attrs=read-write`. node-postgres
+ * connects to one host only, so such a URL is split here into one URL per host, and a pool connects to whichever of
+ * them is writable (the primary), looking again when a connection fails or finds a standby.
+ */
+export function databaseHosts(url: string): { urls: string[]; multiHost: boolean } {
+  const match = /^([a-z][a-z0-9+.-]*:\/\/)([^@/?#]*@)?([^/?#]*)(.*)$/i.exec(url);
+  if (!match) return { urls: [url], multiHost: false };
+  const [, scheme = '', userinfo = '', hostList = '', rest = ''] = match;
+  const hosts = hostList.split(',').filter((host) => host !== '');
+  const [path, query] = splitQuery(rest);
+  const params = new URLSearchParams(query);
+  const readWrite = params.get('target_session_attrs');
+  params.delete('target_session_attrs');
+  if (hosts.length <= 1 && readWrite === null) return { urls: [url], multiHost: false };
+  const tail = params.toString() !== '' ? `${path}?${params.toString()}` : path;
+  return { urls: (hosts.length === 0 ? [''] : hosts).map((host) => `${scheme}${userinfo}${host}${tail}`), multiHost: true };
+}
+
+function splitQuery(rest: string): [string, string] {
+  const at = rest.indexOf('?');
+  return at < 0 ? [rest, ''] : [rest.slice(0, at), rest.slice(at + 1)];
+}
+
+/** A server that accepted the connection but is a standby (read-only): not the primary the pool looks for. */
+class StandbyServerError extends Error {
+  readonly code = 'STANDBY';
+}
+
+/** Whether the server is a primary (true), a standby (false), or why it could not be asked (the error). */
+async function isWritable(config: ClientConfig): Promise<boolean | Error> {
+  const client = new Client({ ...config, connectionTimeoutMillis: config.connectionTimeoutMillis ?? 2000 });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+    return rows[0]?.standby === false;
+  } catch (error) {
+    return error instanceof Error ? error : new Error(String(error));
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * Which of several servers is the primary: the first of them, in the order given, that accepts a connection and is
+ * not in recovery (libpq's `target_session_attrs=read-write`). A failure of the current one starts one search, which
+ * every caller shares; until it ends, connections go on to the server it was.
+ */
+export class PrimaryTarget {
+  private index = 0;
+  private searching: Promise<boolean> | undefined;
+  /** Searches started after a failure: a checkout that failed without one (a full pool) is not retried. */
+  searches = 0;
+
+  constructor(
+    readonly urls: readonly string[],
+    private readonly logger?: Logger,
+  ) {}
+
+  current(): string {
+    return this.urls[this.index] ?? '';
+  }
+
+  /** `url` failed (no connection, or a standby): look for the primary again, unless a search already moved on. */
+  failed(url: string): void {
+    if (url !== this.current() || this.searching) return;
+    this.searches++;
+    this.searching = this.search().finally(() => (this.searching = undefined));
+  }
+
+  /** Waits for a search under way, if any: whether it found a primary (true without a search). */
+  async settled(): Promise<boolean> {
+    return (await this.searching) ?? true;
+  }
+
+  /**
+   * Searches now and returns the primary's URL. When none is one, throws why the last server that could not be asked
+   * failed (so a refused password or a missing database reads as such at startup), else that all are standbys.
+   */
+  async resolve(): Promise<string> {
+    if (await this.search()) return this.current();
+    throw this.lastError ?? new Error(`no writable server among ${this.urls.map(hostOf).join(', ')}: all are standbys`);
+  }
+
+  private lastError: Error | undefined;
+
+  private async search(): Promise<boolean> {
+    this.lastError = undefined;
+    for (const [index, url] of this.urls.entries()) {
+      const writable = await isWritable({ connectionString: url });
+      if (writable instanceof Error) this.lastError = writable;
+      if (writable === true) {
+        if (index !== this.index) this.logger?.warn({ from: hostOf(this.current()), to: hostOf(url) }, 'database primary moved');
+        this.index = index;
+        return true;
+      }
+    }
+    // None answers as primary right now (a failover under way): the next connection tries the next one.
+    this.index = (this.index + 1) % this.urls.length;
+    return false;
+  }
+}
+
+/** `host:port` of a single-host URL, for logs (never the password). */
+function hostOf(url: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\/(?:[^@/?#]*@)?([^/?#]*)/i.exec(url)?.[1] ?? '?';
+}
+
+/**
+ * A pg Client class for a pool over several servers: each new connection goes to the current primary and checks
+ * that it is one (not in recovery); a connection that fails, or finds a standby, makes the target search again.
+ */
+function primaryClient(target: PrimaryTarget): typeof Client {
+  return class PrimaryClient extends Client {
+    private readonly target: string;
+
+    constructor(config?: ClientConfig) {
+      const url = target.current();
+      super({ ...config, connectionString: url });
+      this.target = url;
+    }
+
+    override connect(): Promise<Client>;
+    override connect(callback: ((err: Error) => void) | ((err: null, c: Client) => void)): void;
+    override connect(callback?: ((err: Error) => void) | ((err: null, c: Client) => void)): Promise<Client> | void {
+      const checked = super
+        .connect()
+        .then(async () => {
+          const { rows } = await this.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+          if (rows[0]?.standby !== false) {
+            await this.end().catch(() => undefined);
+            throw new StandbyServerError(`${hostOf(this.target)} is a standby (read-only), not the primary`);
+          }
+          return this as Client;
+        })
+        .catch((error: unknown) => {
+          target.failed(this.target);
+          throw error;
+        });
+      if (callback === undefined) return checked;
+      checked.then(
+        (client) => (callback as (err: null, c: Client) => void)(null, client),
+        (error: unknown) => (callback as (err: Error) => void)(error as Error),
+      );
+    }
+  };
+}
+
+/**
+ * A pool over several servers (createPool with a multi-host URL): a checkout whose connection failed or found a
+ * standby waits for the search it started and tries once more, at the primary it found: like libpq, which tries the
+ * hosts in turn within one connect, a caller sees an error only when no server is the primary right now.
+ */
+export class PrimaryPool extends Pool {
+  constructor(
+    private readonly target: PrimaryTarget,
+    config: PoolConfig,
+  ) {
+    super({ ...config, Client: primaryClient(target) });
+  }
+
+  override connect(): Promise<PoolClient>;
+  override connect(callback: (err: Error | undefined, client: PoolClient | undefined, done: (release?: unknown) => void) => void): void;
+  override connect(
+    callback?: (err: Error | undefined, client: PoolClient | undefined, done: (release?: unknown) => void) => void,
+  ): Promise<PoolClient> | void {
+    const attempt = () => super.connect();
+    const searches = this.target.searches;
+    const connected = attempt().catch(async (error: unknown) => {
+      if (this.ending || this.target.searches === searches || !(await this.target.settled())) throw error;
+      return attempt();
+    });
+    if (callback === undefined) return connected;
+    connected.then(
+      (client) => callback(undefined, client, (release?: unknown) => client.release(release as Error | boolean | undefined)),
+      (error: unknown) => callback(error as Error, undefined, () => undefined),
+    );
+  }
+}
