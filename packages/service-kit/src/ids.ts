@@ -8,33 +8,36 @@ import { randomBytes } from 'node:crypto';
 let lastMs = 0;
 let sequence = 0;
 
-// Random bytes are drawn in bulk: one randomBytes call per id costs more than the rest of the id.
+// Random bytes are drawn in bulk, and turned into hex text in bulk: one randomBytes call or one hex conversion per id
+// costs more than the rest of the id.
 const POOL_IDS = 256;
 let pool = randomBytes(16 * POOL_IDS);
+let poolHex = pool.toString('hex');
 let poolOffset = 0;
+/** The id's first 48 bits as text (`xxxxxxxx-xxxx-`), for the millisecond `lastMs`. */
+let timePrefix = '';
 
-function nextRandom16(): Buffer {
-  if (poolOffset >= pool.length) {
-    pool = randomBytes(16 * POOL_IDS);
-    poolOffset = 0;
-  }
-  const bytes = Buffer.from(pool.subarray(poolOffset, poolOffset + 16));
-  poolOffset += 16;
-  return bytes;
-}
+/** The two hex digits of every byte value. */
+const HEX = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, '0'));
 
 export function uuidv7(now: number = Date.now()): string {
-  const bytes = nextRandom16();
+  if (poolOffset >= pool.length) {
+    pool = randomBytes(16 * POOL_IDS);
+    poolHex = pool.toString('hex');
+    poolOffset = 0;
+  }
+  const at = poolOffset;
+  poolOffset += 16;
   if (now === lastMs) {
     sequence = (sequence + 1) & 0xfff;
   } else {
     lastMs = now;
-    sequence = bytes.readUInt16BE(6) & 0x7ff;
+    sequence = (((pool[at + 6] ?? 0) << 8) | (pool[at + 7] ?? 0)) & 0x7ff;
+    const time = now.toString(16).padStart(12, '0').slice(-12);
+    timePrefix = `${time.slice(0, 8)}-${time.slice(8)}-`;
   }
-  bytes.writeUIntBE(now, 0, 6);
-  bytes[6] = 0x70 | (sequence >> 8);
-  bytes[7] = sequence & 0xff;
-  bytes.writeUInt8(0x80 | (bytes.readUInt8(8) & 0x3f), 8);
-  const hex = bytes.toString('hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  // Version 7 and the sequence, the RFC variant in the top bits of byte 8, then 8 random bytes' digits as they are.
+  const variant = HEX[0x80 | ((pool[at + 8] ?? 0) & 0x3f)] ?? '80';
+  const hex = at * 2;
+  return `${timePrefix}${(0x7000 | sequence).toString(16)}-${variant}${poolHex.slice(hex + 18, hex + 20)}-${poolHex.slice(hex + 20, hex + 32)}`;
 }

@@ -37,6 +37,13 @@ describe('uuidv7', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(uuidv7(1_700_000_000_001) > ids[ids.length - 1]!).toBe(true);
   });
+
+  it('holds its millisecond in the first 48 bits', () => {
+    const now = 1_764_240_000_123;
+    const id = uuidv7(now);
+    expect(parseInt(id.slice(0, 8) + id.slice(9, 13), 16)).toBe(now);
+    expect(new Set(Array.from({ length: 1000 }, () => uuidv7()).map((u) => u.slice(19))).size).toBe(1000);
+  });
 });
 
 describe('locate', () => {

@@ -132,6 +132,34 @@ describe('RevocationList and the TokenVerifier', () => {
     expect((await later.authenticate(`Bearer ${tokenOf('c-x')}`)).clientId).toBe('c-x');
   });
 
+  it('answers a verified token from its cache without verifying it again, and refuses it there as soon as it is revoked', async () => {
+    let lookups = 0;
+    const counted = {
+      key: async (kid: string) => {
+        lookups += 1;
+        return keys.key(kid);
+      },
+    };
+    const list = new RevocationList({ url: revocationsUrl() });
+    const verifier = new TokenVerifier({ keys: counted, revocations: list });
+    const token = tokenOf('c-cached');
+    const header = `Bearer ${token}`;
+    // Never verified: only authenticate may answer it (a signature check).
+    expect(verifier.cached(header)).toBeUndefined();
+    expect((await verifier.authenticate(header)).clientId).toBe('c-cached');
+    expect(verifier.cached(header)?.clientId).toBe('c-cached');
+    expect((await verifier.authenticate(header)).clientId).toBe('c-cached');
+    expect(lookups).toBe(1);
+
+    // Revoked by a message: the very next check refuses it, synchronously, cache or not.
+    const jti = (jwt.decode(token) as { jti: string }).jti;
+    list.receive(Buffer.from(JSON.stringify(toRevocationDocument([{ type: 'jti', id: digest(jti), expiresAt: now() + 600 }]))));
+    expect(() => verifier.cached(header)).toThrow(expect.objectContaining({ status: 401, detail: expect.stringContaining('revoked') }));
+    expect(await rejection(verifier, token)).toMatchObject({ status: 401 });
+    // Another token of the same client is not affected.
+    expect((await verifier.authenticate(`Bearer ${tokenOf('c-cached')}`)).clientId).toBe('c-cached');
+  });
+
   it('a client revocation refuses its tokens issued until then, and not those issued after', async () => {
     const list = new RevocationList({ url: revocationsUrl() });
     const verifier = new TokenVerifier({ keys, revocations: list });

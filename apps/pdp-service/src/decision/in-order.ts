@@ -1,9 +1,9 @@
-import { toAuthorizationDecision, type AuthorizationDecision, type EventAction } from '@custos/contracts';
+import type { AuthorizationDecision, EventAction } from '@custos/contracts';
 import type { EngineDecision, EngineEvent } from '@custos/policy-engine';
-import { uuidv7 } from '@custos/service-kit';
 import type { WorkSlices } from '../admission';
 import type { ActivePolicySet } from '../policy-set/follower';
 import type { Decider } from './decider';
+import { runDecision } from './pipeline';
 
 /** One event of a batch, checked and ready to decide. */
 export interface OrderedEvent {
@@ -22,7 +22,7 @@ export interface DecidedEvent {
 }
 
 /**
- * Decides the events of one batch request exactly as POST /event decides each: one after another in request order,
+ * Decides the events of one batch request exactly as POST /event decides each (the decision pipeline, pipeline.ts): one after another in request order,
  * so a history-using event is recorded before the next is decided and sees every earlier one (a limit of N allows
  * exactly the first N), all against the same active set. The executes of every decision are stored before this
  * returns, so none an answered decision required is lost. `stopAfter` ends the batch early (the AuthZEN
@@ -38,12 +38,10 @@ export async function decideInOrder(
   const decided: DecidedEvent[] = [];
   const stored: Promise<void>[] = [];
   for (const { event, action } of events) {
-    const pending = decider.decide(active, event, action.solution, false);
-    const decision = pending instanceof Promise ? await pending : pending;
-    const decisionId = `urn:decision:${uuidv7()}`;
-    const execution = decider.execute(active, decision, { decisionId });
+    const pending = runDecision(decider, { active, event, solution: action.solution, explain: false });
+    const { decisionId, decision, answer, stored: execution } = pending instanceof Promise ? await pending : pending;
+    // The executes of every item are stored side by side; the batch is answered once all of them are.
     if (execution !== undefined) stored.push(execution);
-    const answer = toAuthorizationDecision(decisionId, decision);
     decided.push({ action, decisionId, decision, answer, decidedAt: process.hrtime.bigint() });
     if (stopAfter?.(answer, decision) === true) break;
     if (slices?.due() === true) await slices.next();

@@ -1,4 +1,4 @@
-import { writeInfoLine, type Logger } from '@custos/service-kit';
+import { infoLineWriter, type InfoLineWriter, type Logger } from '@custos/service-kit';
 import type { EngineDecision } from '@custos/policy-engine';
 import { jsonNumber, jsonString, jsonStrings } from './json-text';
 
@@ -28,14 +28,30 @@ export function createDecisionLogger(logger: Logger): Logger {
  */
 export const withoutValues = (message: string): string => message.replace(/`[^`]*`/g, '`…`');
 
+/** The line writer of each decision logger, made at its first line (what it looks up never changes). */
+const writers = new WeakMap<Logger, InfoLineWriter>();
+
 /**
  * One line per decision, written after the response (api.md §3: the key of the decision log is
  * the decision id). Parameter values never appear. The fields are written as JSON text directly, in a
- * fixed order, and the line in the logger's format (writeInfoLine); the write itself happens on the
- * log's writer thread.
+ * fixed order, and the line in the logger's format (service-kit's infoLineWriter); the write itself happens on the
+ * log's writer thread. POST /event gathers its lines and writes them together (answered.ts).
  */
 export function logDecision(logger: Logger, record: DecisionRecord): void {
   if (!logger.isLevelEnabled('info')) return;
+  let write = writers.get(logger);
+  if (write === undefined) {
+    write = infoLineWriter(logger);
+    writers.set(logger, write);
+  }
+  write(DECISION_MSG, decisionMembers(record));
+}
+
+/** The `msg` of a decision line. */
+export const DECISION_MSG = 'decision';
+
+/** The fields of a decision line as JSON text (the members of its object, without the braces). */
+export function decisionMembers(record: DecisionRecord): string {
   const { decision } = record;
   const errors =
     decision.errors.length === 0
@@ -45,14 +61,12 @@ export function logDecision(logger: Logger, record: DecisionRecord): void {
     record.explain || decision.executions.length === 0
       ? '[]'
       : JSON.stringify(decision.executions.map((e) => ({ policyId: e.policyId, action: e.action })));
-  writeInfoLine(
-    logger,
-    'decision',
+  return (
     `"decisionId":${jsonString(record.decisionId)},"requestId":${jsonString(record.requestId)},` +
-      `"clientId":${jsonString(record.clientId)},"action":${jsonString(record.action)},"solution":${jsonString(record.solution)},` +
-      `"revision":${jsonNumber(record.revision)},"explain":${record.explain},"matchedPolicies":${jsonStrings(decision.matchedPolicies)},` +
-      `"allowed":${decision.allowed},"decided":${decision.decided},"modifiers":${decision.modifiers.length},` +
-      `"delayMs":${jsonNumber(decision.delayMs)},"latencyUs":${jsonNumber(record.latencyUs)},"errors":${errors},` +
-      `"plannedExecutions":${record.explain ? 0 : decision.executions.length},"executions":${executions}`,
+    `"clientId":${jsonString(record.clientId)},"action":${jsonString(record.action)},"solution":${jsonString(record.solution)},` +
+    `"revision":${jsonNumber(record.revision)},"explain":${record.explain},"matchedPolicies":${jsonStrings(decision.matchedPolicies)},` +
+    `"allowed":${decision.allowed},"decided":${decision.decided},"modifiers":${decision.modifiers.length},` +
+    `"delayMs":${jsonNumber(decision.delayMs)},"latencyUs":${jsonNumber(record.latencyUs)},"errors":${errors},` +
+    `"plannedExecutions":${record.explain ? 0 : decision.executions.length},"executions":${executions}`
   );
 }

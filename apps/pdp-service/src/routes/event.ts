@@ -8,28 +8,43 @@ import {
   eventSchema,
   javaValue,
   parseEvent,
-  toAuthorizationDecision,
   toModifier,
   wireParameters,
-  type AuthorizationDecision,
   type Event,
+  type EventAction,
 } from '@custos/contracts';
-import type { EngineDecision, MechanismExplanation } from '@custos/policy-engine';
+import type { EngineEvent, MechanismExplanation } from '@custos/policy-engine';
 import {
   compileValidator,
   foreignSolution,
+  parseJson,
   requestIdOf,
   uuidv7,
   type BodyValidator,
   type Logger,
+  type Principal,
   type TokenVerifier,
 } from '@custos/service-kit';
 import { CHARS_PER_DECISION, type Admission, type Admitted } from '../admission';
 import type { DefaultDecision } from '../config';
 import { Decider } from '../decision/decider';
-import { createDecisionLogger, logDecision } from '../decision/log';
+import { AnsweredDecisions } from '../decision/answered';
+import { createDecisionLogger } from '../decision/log';
+import { runDecision, type Decided } from '../decision/pipeline';
 import type { DecisionOutcome, PdpMetrics } from '../metrics';
-import { activeSetFor, answerFailure, decidingPrincipal, parseSingle, readJsonText, refusalProblem, writeDecisionAnswer, type PolicySource } from './decision-request';
+import type { ActivePolicySet } from '../policy-set/follower';
+import {
+  activeSetFor,
+  activeSetNow,
+  answerFailure,
+  decidingPrincipal,
+  PARSE_TURN_CHARS,
+  principalNow,
+  readJsonTextThen,
+  refusalProblem,
+  writeDecisionAnswer,
+  type PolicySource,
+} from './decision-request';
 
 /** The request body schema of both decision routes (the wire contract's, compiled once). */
 export { eventSchema };
@@ -50,7 +65,7 @@ export interface DecisionRouteDeps {
   admission: Admission;
 }
 
-export type DecisionHandler = (req: IncomingMessage, res: ServerResponse, explain: boolean) => Promise<void>;
+export type DecisionHandler = (req: IncomingMessage, res: ServerResponse, explain: boolean) => void;
 
 /**
  * The explanation as the wire shows it: the engine's, with modifier and execute parameters typed like a decision's,
@@ -103,77 +118,151 @@ export function wireExplanation(explanation: readonly MechanismExplanation[] | u
   }));
 }
 
+/** One POST /event (or /event/explain) on its way: what the steps after the body need. */
+interface EventCall {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  readonly explain: boolean;
+  /** process.hrtime when it arrived, for the latency. */
+  readonly started: bigint;
+  /** The UUIDv7 of the request: the decision id, and the request id unless the client sent one. */
+  readonly uuid: string;
+  readonly requestId: string;
+  principal?: Principal;
+  admitted?: Admitted;
+}
+
 /**
  * POST /event and POST /event/explain, on bare node:http (no express middleware on the hot path):
  * token → scope → admission → media type → size → JSON → the event parser of contracts (schema, names, action,
- * depth, within the request's work budget) → solution → revision → decide → JSON.
- * The decision log line is written after the response.
+ * depth, within the request's work budget) → solution → revision → the decision pipeline (decide, id, executes
+ * stored) → JSON. The metrics and the decision log line follow the response (decision/answered.ts).
+ *
+ * Every step runs synchronously unless it has to wait: a token seen before is checked from the verifier's cache, the
+ * body is read with a callback, and a pure decision is a plain value, so a request with a known token and a pure
+ * decision takes no promise and no microtask turn from its body's end to its answer. A step that has to wait (a new
+ * token, a large body's turn, Min-Policy-Revision, history, PIPs, executes) goes on when its promise settles.
  */
 export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler {
   const { logger, metrics, verifier, policies, admission } = deps;
-  const decisionLog = createDecisionLogger(logger);
+  const answered = new AnsweredDecisions(createDecisionLogger(logger), metrics);
   const waitMs = deps.minRevisionWaitMs ?? MIN_REVISION_WAIT_MS;
   const decider = deps.decider ?? new Decider({ defaultDecision: deps.defaultDecision, timeZone: deps.timeZone, logger });
 
   const count = (explain: boolean, outcome: DecisionOutcome) => (explain ? metrics.explains : metrics.decisions).inc({ outcome });
 
-  return async (req, res, explain) => {
-    const started = process.hrtime.bigint();
-    // One UUIDv7 per request: the decision id, and the request id unless the client sent one.
-    const uuid = uuidv7();
-    const sentId = req.headers['x-request-id'];
-    const requestId = sentId === undefined ? uuid : requestIdOf(sentId);
-    let admitted: Admitted | undefined;
+  const fail = (call: EventCall, error: unknown): void => {
     try {
-      const principal = await decidingPrincipal(verifier, req);
-      admitted = admission.admit(principal);
-      const sent = await readJsonText(req, MAX_EVENT_BYTES);
-      if (sent.length > CHARS_PER_DECISION) admission.chargeBody(admitted, sent.length);
-      const body = await parseSingle(sent, admission, admitted);
-      const parsed = parseEvent(body, { shape: validateEvent.errorsOf, budget: new WorkBudget() });
-      if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
-      const { event: engineEvent, action } = parsed.value;
-      if (!principal.mayAccess(action.solution)) throw foreignSolution(SCOPES.eventDecide);
-
-      const active = await activeSetFor(req, policies, waitMs);
-
-      const pending = decider.decide(active, engineEvent, action.solution, explain);
-      // Pure decisions come back as plain values and are not delayed by an await.
-      const decision: EngineDecision = pending instanceof Promise ? await pending : pending;
-      const decisionId = `urn:decision:${uuid}`;
-      // Executes are stored before the answer, so none an answered decision required is lost (docs/api.md).
-      const stored = explain ? undefined : decider.execute(active, decision, { decisionId });
-      if (stored !== undefined) await stored;
-      const answer: AuthorizationDecision = toAuthorizationDecision(decisionId, decision);
-      const text = JSON.stringify(
-        explain ? { ...answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision } : answer,
+      const { req, res, explain } = call;
+      const problem = answerFailure(req, res, error, logger, call.requestId);
+      if (problem === undefined) return;
+      count(explain, problem.status === 503 ? 'unavailable' : problem.status >= 500 ? 'error' : 'rejected');
+      logger.info(
+        { requestId: call.requestId, method: req.method, path: explain ? '/event/explain' : '/event', status: problem.status, code: problem.code },
+        'request',
       );
-      writeDecisionAnswer(res, text, active.revision, requestId);
+    } finally {
+      release(call);
+    }
+  };
 
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-      count(explain, decision.allowed ? 'allow' : 'inhibit');
-      if (!explain) metrics.decisionDuration.observe(seconds);
-      logDecision(decisionLog, {
-        decisionId,
+  const release = (call: EventCall): void => {
+    if (call.admitted !== undefined) admission.release(call.admitted);
+    call.admitted = undefined;
+  };
+
+  /** Token known: admission, then the body. */
+  const withPrincipal = (call: EventCall, principal: Principal): void => {
+    call.principal = principal;
+    call.admitted = admission.admit(principal);
+    readJsonTextThen(call.req, MAX_EVENT_BYTES, (error, sent) => {
+      if (error !== undefined) fail(call, error);
+      else step(call, () => withBody(call, sent));
+    });
+  };
+
+  /** The body read: parsed now when small, in its solution's turn when large. */
+  const withBody = (call: EventCall, sent: string): void => {
+    const admitted = call.admitted as Admitted;
+    if (sent.length > CHARS_PER_DECISION) admission.chargeBody(admitted, sent.length);
+    if (sent.length > PARSE_TURN_CHARS) {
+      admission.turns.turn(admitted.key).then(() => step(call, () => withJson(call, parseJson(sent))), (error: unknown) => fail(call, error));
+    } else withJson(call, parseJson(sent));
+  };
+
+  const withJson = (call: EventCall, body: unknown): void => {
+    const parsed = parseEvent(body, { shape: validateEvent.errorsOf, budget: new WorkBudget() });
+    if (!parsed.ok) throw refusalProblem(parsed, ERROR_CODES.invalidEvent);
+    const { event, action } = parsed.value;
+    if (!(call.principal as Principal).mayAccess(action.solution)) throw foreignSolution(SCOPES.eventDecide);
+    const active = activeSetNow(call.req, policies);
+    if (active === undefined) {
+      activeSetFor(call.req, policies, waitMs).then((set) => step(call, () => decideWith(call, set, event, action)), (error: unknown) => fail(call, error));
+    } else decideWith(call, active, event, action);
+  };
+
+  const decideWith = (call: EventCall, active: ActivePolicySet, event: EngineEvent, action: EventAction): void => {
+    const result = runDecision(decider, { active, event, solution: action.solution, explain: call.explain, uuid: call.uuid });
+    if (result instanceof Promise) result.then((done) => step(call, () => afterDecision(call, active, action, done)), (error: unknown) => fail(call, error));
+    else afterDecision(call, active, action, result);
+  };
+
+  /** Executes are stored before the answer, so none an answered decision required is lost (docs/api.md). */
+  const afterDecision = (call: EventCall, active: ActivePolicySet, action: EventAction, done: Decided): void => {
+    if (done.stored === undefined) answer(call, active, action, done);
+    else done.stored.then(() => step(call, () => answer(call, active, action, done)), (error: unknown) => fail(call, error));
+  };
+
+  const answer = (call: EventCall, active: ActivePolicySet, action: EventAction, done: Decided): void => {
+    const { explain, requestId } = call;
+    const { decision } = done;
+    const text = JSON.stringify(
+      explain ? { ...done.answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision } : done.answer,
+    );
+    writeDecisionAnswer(call.res, text, active.revision, requestId);
+    release(call);
+
+    const seconds = Number(process.hrtime.bigint() - call.started) / 1e9;
+    answered.add(
+      {
+        decisionId: done.decisionId,
         requestId,
-        clientId: principal.clientId,
+        clientId: (call.principal as Principal).clientId,
         action: action.urn,
         solution: action.solution,
         revision: active.revision,
         decision,
         latencyUs: Math.round(seconds * 1e6),
         explain,
-      });
+      },
+      seconds,
+    );
+  };
+
+  /** Runs one step; what it throws is the request's problem answer. */
+  const step = (call: EventCall, run: () => void): void => {
+    try {
+      run();
     } catch (error) {
-      const problem = answerFailure(req, res, error, logger, requestId);
-      if (problem === undefined) return;
-      count(explain, problem.status === 503 ? 'unavailable' : problem.status >= 500 ? 'error' : 'rejected');
-      logger.info(
-        { requestId, method: req.method, path: explain ? '/event/explain' : '/event', status: problem.status, code: problem.code },
-        'request',
-      );
-    } finally {
-      if (admitted !== undefined) admission.release(admitted);
+      fail(call, error);
     }
+  };
+
+  return (req, res, explain) => {
+    const uuid = uuidv7();
+    const sentId = req.headers['x-request-id'];
+    const call: EventCall = {
+      req,
+      res,
+      explain,
+      started: process.hrtime.bigint(),
+      uuid,
+      requestId: sentId === undefined ? uuid : requestIdOf(sentId),
+    };
+    step(call, () => {
+      const known = principalNow(verifier, req);
+      if (known !== undefined) withPrincipal(call, known);
+      else decidingPrincipal(verifier, req).then((principal) => step(call, () => withPrincipal(call, principal)), (error: unknown) => fail(call, error));
+    });
   };
 }

@@ -1,8 +1,9 @@
 import type { Pool } from 'pg';
 import { nextFireTime, type EngineDecision, type EngineEvent, type TimerDocument } from '@custos/policy-engine';
-import { uuidv7, type Logger } from '@custos/service-kit';
+import type { Logger } from '@custos/service-kit';
 import { createDecisionLogger, logDecision } from '../decision/log';
 import type { Decider } from '../decision/decider';
+import { runDecision } from '../decision/pipeline';
 import type { ActivePolicySet } from '../policy-set/follower';
 
 /** setTimeout cannot wait longer than this; later ticks are approached in steps. */
@@ -319,9 +320,9 @@ export class TimerScheduler {
   ): Promise<EngineDecision> {
     const started = process.hrtime.bigint();
     const event: EngineEvent = { action, timestamp: scheduledAt, parameters: new Map(parameters.map((p) => [p.name, p.value])) };
-    const decisionId = `urn:decision:${uuidv7()}`;
-    const pending = this.options.decider.decide(active, event, timer.solution, false);
-    const decision = pending instanceof Promise ? await pending : pending;
+    // The decision pipeline (decision/pipeline.ts) as POST /event runs it: decide, id, executes stored, then the line.
+    const pending = runDecision(this.options.decider, { active, event, solution: timer.solution, explain: false, timerId: timer.id });
+    const { decisionId, decision, stored } = pending instanceof Promise ? await pending : pending;
     logDecision(this.decisionLog, {
       decisionId,
       requestId: decisionId,
@@ -333,7 +334,7 @@ export class TimerScheduler {
       latencyUs: Math.round(Number(process.hrtime.bigint() - started) / 1e3),
       explain: false,
     });
-    await this.options.decider.execute(active, decision, { decisionId, timerId: timer.id });
+    await stored;
     return decision;
   }
 }

@@ -106,6 +106,10 @@ export class RevocationList implements RevocationCheck {
     return this.refresh();
   }
 
+  isLoaded(): boolean {
+    return this.loaded;
+  }
+
   isRevoked(token: RevocableToken): boolean {
     return this.entries.isRevoked(token);
   }

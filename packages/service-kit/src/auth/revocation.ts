@@ -67,6 +67,8 @@ export interface RevocableToken {
 export interface RevocationCheck {
   /** Resolves once the list has been loaded at least once; rejects while it cannot be. */
   ready(): Promise<void>;
+  /** Whether the list has been loaded (then `ready` would resolve at once): lets a check skip the promise. */
+  isLoaded(): boolean;
   isRevoked(token: RevocableToken): boolean;
 }
 

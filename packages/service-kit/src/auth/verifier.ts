@@ -55,6 +55,9 @@ const CACHE_LIMIT = 10_000;
 export class TokenVerifier {
   private readonly keys: KeySource;
   private readonly cache = new Map<string, CachedPrincipal>();
+  /** The header `cached` answered last, and its entry (an entry of `cache`, or one `cache` dropped and that lapsed since). */
+  private lastHeader: string | undefined;
+  private lastEntry: CachedPrincipal | undefined;
   private readonly issuer: string;
   private readonly audience: string;
   private readonly toleranceMs: number;
@@ -80,23 +83,56 @@ export class TokenVerifier {
     });
   }
 
-  /** The principal of an `Authorization` header value, or a 401/503 problem. */
+  /**
+   * The principal of an `Authorization` header value, or a 401/503 problem. Verified tokens are remembered by the
+   * whole header value (`cached` answers those without a promise); the revocation list is asked on every call.
+   */
   async authenticate(header: string | undefined): Promise<Principal> {
+    const known = this.cached(header);
+    if (known !== undefined) return known;
     const token = bearerToken(header);
+    const key = header ?? '';
     const now = Date.now();
-    const hit = this.cache.get(token);
+    const hit = this.cache.get(key);
     let verified: CachedPrincipal | undefined;
     if (hit) {
-      if (now < hit.recheckAtMs && now < hit.expiresAtMs + this.toleranceMs && now + this.toleranceMs >= hit.notBeforeMs) verified = hit;
-      else this.cache.delete(token);
+      if (this.fresh(hit, now)) verified = hit;
+      else this.cache.delete(key);
     }
     if (!verified) {
       verified = await this.verify(token);
       if (this.cache.size >= CACHE_LIMIT) this.cache.clear();
-      this.cache.set(token, verified);
+      this.cache.set(key, verified);
+      this.lastHeader = key;
+      this.lastEntry = verified;
     }
     await this.refuseRevoked(verified.revocable);
     return verified.principal;
+  }
+
+  /**
+   * The principal of a header whose token was verified before and is still within its cache time, checked against
+   * the revocation list now (a revoked token is refused at once, 401); undefined when the answer needs a signature
+   * check or the list's first load, which only `authenticate` does. The hot path of the decision routes: a token is
+   * verified once, then costs a map lookup and the revocation check per request, without a promise.
+   */
+  cached(header: string | undefined): Principal | undefined {
+    if (header === undefined) return undefined;
+    // A PEP sends the same token request after request: comparing with the last one is cheaper than hashing it.
+    const hit = header === this.lastHeader ? this.lastEntry : this.cache.get(header);
+    if (hit === undefined || !this.fresh(hit, Date.now())) return undefined;
+    this.lastHeader = header;
+    this.lastEntry = hit;
+    const revocations = this.revocations;
+    if (revocations !== undefined) {
+      if (!revocations.isLoaded()) return undefined;
+      if (revocations.isRevoked(hit.revocable)) throw invalidToken('the token has been revoked');
+    }
+    return hit.principal;
+  }
+
+  private fresh(entry: CachedPrincipal, now: number): boolean {
+    return now < entry.recheckAtMs && now < entry.expiresAtMs + this.toleranceMs && now + this.toleranceMs >= entry.notBeforeMs;
   }
 
   private async refuseRevoked(token: RevocableToken): Promise<void> {

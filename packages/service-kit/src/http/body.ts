@@ -30,38 +30,50 @@ export function requireMediaType(req: IncomingMessage, accepted: readonly string
  * (the declared Content-Length is checked first so an oversized upload is refused before it is read).
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => readBodyThen(req, limit, (error, text) => (error === undefined ? resolve(text) : reject(error))));
+}
+
+/** What readBodyThen calls once: the error, or undefined and the text. */
+export type BodyCallback = (error: unknown, text: string) => void;
+
+/**
+ * readBody with a callback instead of a promise, for the hot path of a request (one closure, no promise and no
+ * microtask turn per body). `done` is called exactly once; with an error, the text is ''.
+ */
+export function readBodyThen(req: IncomingMessage, limit: number, done: BodyCallback): void {
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > limit) {
     req.resume();
-    return Promise.reject(problems.payloadTooLarge(limit));
+    done(problems.payloadTooLarge(limit), '');
+    return;
   }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let failed = false;
-    req.on('data', (chunk: Buffer) => {
-      if (failed) return;
-      size += chunk.length;
-      if (size > limit) {
-        failed = true;
-        reject(problems.payloadTooLarge(limit));
-        req.resume();
-        return;
-      }
-      chunks.push(chunk);
-    });
-    req.on('end', () => {
-      if (failed) return;
-      // One chunk (most bodies) is decoded in place rather than copied first.
-      const [only] = chunks;
-      resolve(chunks.length === 1 && only !== undefined ? only.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-    });
-    req.on('error', (error) => {
-      if (!failed) {
-        failed = true;
-        reject(error);
-      }
-    });
+  let first: Buffer | undefined;
+  let more: Buffer[] | undefined;
+  let size = 0;
+  let failed = false;
+  req.on('data', (chunk: Buffer) => {
+    if (failed) return;
+    size += chunk.length;
+    if (size > limit) {
+      failed = true;
+      done(problems.payloadTooLarge(limit), '');
+      req.resume();
+      return;
+    }
+    if (first === undefined) first = chunk;
+    else (more ??= [first]).push(chunk);
+  });
+  req.on('end', () => {
+    if (failed) return;
+    failed = true;
+    // One chunk (most bodies) is decoded in place rather than copied first.
+    done(undefined, more !== undefined ? Buffer.concat(more).toString('utf8') : first === undefined ? '' : first.toString('utf8'));
+  });
+  req.on('error', (error) => {
+    if (!failed) {
+      failed = true;
+      done(error, '');
+    }
   });
 }
 

@@ -17,6 +17,9 @@ const isoNow = (): string => {
   return lastIso;
 };
 
+/** Writes one info line whose members are already JSON text; see writeInfoLine. */
+export type InfoLineWriter = (msg: string, members: string) => void;
+
 /**
  * Writes one info line whose fields the caller has already serialised: `members` is the JSON text of an
  * object's members without the braces (`"a":1,"b":"x"`, or '' for none). The line has exactly the format
@@ -26,14 +29,58 @@ const isoNow = (): string => {
  * written when the logger's level is above info.
  */
 export function writeInfoLine(logger: Logger, msg: string, members: string): void {
-  if (!logger.isLevelEnabled('info')) return;
+  infoLineWriter(logger)(msg, members);
+}
+
+/**
+ * writeInfoLine for one logger, with what does not change between its lines (its destination, its bindings)
+ * looked up once: for a logger that writes a line per request. The level is still checked at every line.
+ */
+export function infoLineWriter(logger: Logger): InfoLineWriter {
+  const lines = infoLines(logger);
+  if (lines === undefined) {
+    // Not shaped like a pino logger of this version: the generic path gives the same line.
+    return (msg, members) => {
+      if (logger.isLevelEnabled('info')) logger.info(JSON.parse(`{${members}}`) as object, msg);
+    };
+  }
+  return (msg, members) => {
+    if (lines.enabled()) lines.write(lines.line(msg, members));
+  };
+}
+
+/** Info lines of one logger made as text, to be written together: many lines cost one write. */
+export interface InfoLines {
+  /** Whether the logger's level lets info lines through now. */
+  enabled(): boolean;
+  /** The text of one line (with its newline) in the logger's format, as writeInfoLine would write it. */
+  line(msg: string, members: string): string;
+  /** Writes the text of whole lines, made by `line`, at once. */
+  write(text: string): void;
+}
+
+/** InfoLines for `logger`; undefined when it is not shaped like a pino logger of this version (then writeInfoLine). */
+export function infoLines(logger: Logger): InfoLines | undefined {
   const internals = logger as unknown as Partial<Record<symbol, unknown>>;
   const destination = internals[pino.symbols.streamSym] as LineDestination | undefined;
   const bindings = internals[pino.symbols.chindingsSym];
-  if (destination === undefined || typeof bindings !== 'string') {
-    // Not shaped like a pino logger of this version: the generic path gives the same line.
-    logger.info(JSON.parse(`{${members}}`) as object, msg);
-    return;
-  }
-  destination.write(`{"level":"info","time":"${isoNow()}"${bindings}${members === '' ? '' : `,${members}`},"msg":${JSON.stringify(msg)}}\n`);
+  if (destination === undefined || typeof bindings !== 'string') return undefined;
+  const head = `{"level":"info","time":"`;
+  const afterTime = `"${bindings}`;
+  // Most writers write one message over and over (`decision`).
+  let lastMsg = '';
+  let lastMsgJson = '""';
+  return {
+    enabled: () => logger.isLevelEnabled('info'),
+    line: (msg, members) => {
+      if (msg !== lastMsg) {
+        lastMsg = msg;
+        lastMsgJson = JSON.stringify(msg);
+      }
+      return `${head}${isoNow()}${afterTime}${members === '' ? '' : `,${members}`},"msg":${lastMsgJson}}\n`;
+    },
+    write: (text) => {
+      destination.write(text);
+    },
+  };
 }

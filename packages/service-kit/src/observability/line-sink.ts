@@ -141,13 +141,13 @@ class WorkerLineSink implements LineSink {
       const report =
         `{"level":"warn","time":"${new Date().toISOString()}"${this.reportPrefix},"msg":"log lines dropped","dropped":${this.unreported}}\n`;
       if (!this.append(report)) {
-        this.drop();
+        this.drop(line);
         return false;
       }
       this.unreported = 0;
     }
     if (this.append(line)) return true;
-    this.drop();
+    this.drop(line);
     return false;
   }
 
@@ -210,14 +210,18 @@ class WorkerLineSink implements LineSink {
       writeSync(this.fd, line);
       return true;
     } catch {
-      this.drop();
+      this.drop(line);
       return false;
     }
   }
 
-  private drop(): void {
-    this.droppedLines++;
-    this.unreported++;
+  /** Counts the lines of `text` as dropped (a write may carry several lines). */
+  private drop(text: string): void {
+    let lines = 0;
+    for (let at = text.indexOf('\n'); at !== -1; at = text.indexOf('\n', at + 1)) lines++;
+    const count = Math.max(1, lines);
+    this.droppedLines += count;
+    this.unreported += count;
   }
 
   private start(): void {
