@@ -96,8 +96,19 @@ describe('the policy XSD', () => {
     }
     expect(missing).toEqual([]);
     // The 4.0 files are exactly the namespaces the engine knows.
-    const namespaces = [...files].filter(([path]) => path.startsWith('4.0/')).map(([, document]) => document.root()?.attr('targetNamespace')?.value());
+    const namespaces = [...files].filter(([path]) => path.startsWith('4.0/') && path.endsWith('.xsd')).map(([, document]) => document.root()?.attr('targetNamespace')?.value());
     expect(namespaces.sort()).toEqual([...KNOWN_NAMESPACES].sort());
+  });
+
+  it('comes with a catalog that names, for each namespace, the file declaring it', () => {
+    for (const version of SCHEMA_VERSIONS) {
+      const entries = (files.get(`${version}/catalog.xml`)?.find('//c:uri', { c: 'urn:oasis:names:tc:entity:xmlns:xml:catalog' }) ?? []) as Element[];
+      expect(entries).toHaveLength(8);
+      for (const entry of entries) {
+        const file = files.get(`${version}/${entry.attr('uri')?.value() ?? ''}`);
+        expect(file?.root()?.attr('targetNamespace')?.value()).toBe(entry.attr('name')?.value());
+      }
+    }
   });
 
   it('gives every element declaration the help of the language description', () => {
