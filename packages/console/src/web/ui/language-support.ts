@@ -1,0 +1,40 @@
+import { xml } from '@codemirror/lang-xml';
+import type { Extension } from '@codemirror/state';
+import { hoverTooltip } from '@codemirror/view';
+import type { PolicyLanguage } from '@custos/contracts';
+import { completionSchema, fetchPolicyLanguage, helpAt } from '../logic/language';
+
+/** Which language the editor knows: policies get completion and help; timers (and anything else) plain XML. */
+export type EditorLanguage = 'policy' | 'timer';
+
+let loading: Promise<PolicyLanguage | null> | null = null;
+
+/** pap's description of the policy language, asked for once per page (it changes only with pap's version). */
+export function policyLanguage(): Promise<PolicyLanguage | null> {
+  loading ??= fetchPolicyLanguage((path) => fetch(path, { redirect: 'error' }));
+  return loading;
+}
+
+/** XML with completion of the language's elements and attributes, and their help on hover. */
+export function policyXmlSupport(language: PolicyLanguage): Extension {
+  const help = hoverTooltip((view, pos) => {
+    const found = helpAt(language, view.state.doc.toString(), pos);
+    if (found === null) return null;
+    return {
+      pos: found.from,
+      end: found.to,
+      above: true,
+      create: () => {
+        const dom = document.createElement('div');
+        dom.className = 'language-help';
+        dom.setAttribute('role', 'tooltip');
+        const title = dom.appendChild(document.createElement('strong'));
+        title.textContent = found.title;
+        dom.appendChild(document.createElement('p')).textContent = found.doc;
+        if (found.note !== null) dom.appendChild(document.createElement('p')).textContent = found.note;
+        return { dom };
+      },
+    };
+  });
+  return [xml({ elements: completionSchema(language) }), help];
+}
