@@ -153,3 +153,19 @@ export const ATTRIBUTE_DOCS: { readonly [Name in DocumentedElement]: Readonly<Re
     to: 'Only true when the new value equals this literal of type T.',
   },
 };
+
+/** The help of timer documents (policy-language.md §11), by element, then attribute. */
+export const TIMER_DOCS = {
+  timer: {
+    doc: 'A timer: fires its events on a cron schedule; each is decided like a PEP\'s event and only its executes matter.',
+    attributes: {
+      id: 'The timer id, urn:timer:<solution>:<name>; its events must be of the same solution.',
+      cron: 'When it fires, in Quartz syntax with seconds first, e.g. 0 0 2 * * ? (every day at 02:00).',
+      description: 'What the timer is for.',
+    },
+  },
+  event: {
+    doc: 'An event the timer fires: its action and constant parameters.',
+    attributes: { action: 'The action of the event, urn:action:<solution>:<name>.' },
+  },
+} as const;

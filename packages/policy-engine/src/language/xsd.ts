@@ -1,11 +1,13 @@
 import { FAMILIES } from '../ast/catalogue';
 import { describePolicyLanguage, namespaceOf, type ContentSlot, type LanguageAttribute, type LanguageElement } from './describe';
+import { timerNamespace, timerSchema, timerSchemaFile } from './timer-xsd';
 
 /**
  * The language description as XML Schema documents, for XML editors (completion, hover, validation as you type).
  * XML Schema gives each namespace a document of its own, so a version of the language is a folder: the language
  * namespace's `mydataLanguage.xsd` (`ind2uceLanguage.xsd` for 3.2.46), which imports one file per family
- * (`event.xsd` …) from beside it, with a `catalog.xml` naming the file of each namespace. Everything in them comes from describePolicyLanguage(); the schema states what
+ * (`event.xsd` …) from beside it, the timer documents' `mydataLanguageTimer.xsd` (timer-xsd.ts), and a `catalog.xml`
+ * naming the file of each namespace. Everything in them comes from describePolicyLanguage(); the schema states what
  * the structure and attribute passes check (names, order, counts, required attributes, closed value lists) and
  * leaves types, URN forms and literals to Custos's own messages.
  */
@@ -66,7 +68,7 @@ export function policySchemaFiles(version: SchemaVersion): SchemaFile[] {
     );
     files.push({ path: `${version}/${family}.xsd`, text: schemaDocument(version, family, declarations) });
   }
-  files.push({ path: `${version}/catalog.xml`, text: catalog(version) });
+  files.push(timerSchema(version), { path: `${version}/catalog.xml`, text: catalog(version) });
   return files;
 }
 
@@ -77,7 +79,7 @@ export function policySchemaFiles(version: SchemaVersion): SchemaFile[] {
 function catalog(version: SchemaVersion): string {
   const entries = ['', ...FAMILIES]
     .map((each) => `  <uri name="${namespaceOf(each, version)}" uri="${each === '' ? mainSchemaFile(version) : `${each}.xsd`}"/>\n`)
-    .join('');
+    .join('') + `  <uri name="${timerNamespace(version)}" uri="${timerSchemaFile(version)}"/>\n`;
   return `<?xml version="1.0" encoding="UTF-8"?>\n<catalog xmlns="urn:oasis:names:tc:entity:xmlns:xml:catalog">\n${entries}</catalog>\n`;
 }
 

@@ -4,7 +4,7 @@ import { documentOf, extractExamples } from '../docs/doc-examples';
 import { policyXml } from '../support/policies';
 
 /**
- * Every policy document written down in the repository: whole `<policy>` documents in its XML, Markdown, JSON and
+ * Every policy (or timer) document written down in the repository: whole `<policy>` documents in its XML, Markdown, JSON and
  * source files (JSON strings, arrays of lines and conformance cases' `{id, body}` read as JSON; templates with `${…}` left out, since their text is
  * not the document), and the examples of docs/policy-language.md wrapped as their test wraps them.
  */
@@ -12,7 +12,8 @@ export const REPOSITORY = join(__dirname, '..', '..', '..', '..');
 
 const SKIPPED = new Set(['node_modules', 'dist', 'dist-packages', '.git', '.turbo', 'coverage']);
 const EXTENSIONS = /\.(xml|md|json|ts|tsx|mjs|js)$/;
-const DOCUMENT = /<([A-Za-z_][\w.-]*:)?policy[\s>][\s\S]*?<\/\1?policy>/g;
+/** A whole document of a root element, with or without a prefix. */
+const documentPattern = (root: 'policy' | 'timer'): RegExp => new RegExp(`<([A-Za-z_][\\w.-]*:)?${root}[\\s>][\\s\\S]*?</\\1?${root}>`, 'g');
 
 export interface CorpusPolicy {
   readonly where: string;
@@ -52,10 +53,19 @@ function textsOf(file: string): string[] {
 }
 
 export function repositoryPolicies(): CorpusPolicy[] {
+  return repositoryDocuments('policy', ['example', 'example-fragment', 'example-condition']);
+}
+
+export function repositoryTimers(): CorpusPolicy[] {
+  return repositoryDocuments('timer', ['example-timer']);
+}
+
+function repositoryDocuments(root: 'policy' | 'timer', kinds: readonly string[]): CorpusPolicy[] {
   const found = new Map<string, string>();
+  const pattern = documentPattern(root);
   for (const file of files(REPOSITORY)) {
     for (const text of textsOf(file)) {
-      for (const match of text.matchAll(DOCUMENT)) {
+      for (const match of text.matchAll(pattern)) {
         if (match[0].includes('${')) continue;
         if (!found.has(match[0])) found.set(match[0], relative(REPOSITORY, file));
       }
@@ -63,7 +73,7 @@ export function repositoryPolicies(): CorpusPolicy[] {
   }
   const markdown = readFileSync(join(REPOSITORY, 'docs', 'policy-language.md'), 'utf8');
   for (const example of extractExamples(markdown).examples) {
-    if (!['example', 'example-fragment', 'example-condition'].includes(example.kind)) continue;
+    if (!kinds.includes(example.kind)) continue;
     found.set(documentOf(example), `docs/policy-language.md, example ${example.name}`);
   }
   return [...found].map(([xml, where]) => ({ xml, where }));

@@ -2,12 +2,14 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { parseXml, type Document, type Element } from 'libxmljs2';
-import { describePolicyLanguage, loadPolicy, mainSchemaFile, policySchemaFiles, SCHEMA_VERSIONS, type SchemaVersion } from '../../src';
+import { describePolicyLanguage, loadPolicy, loadTimer, mainSchemaFile, policySchemaFiles, SCHEMA_VERSIONS, TIMER_NAMESPACE, type SchemaVersion } from '../../src';
+import { timerSchemaFile } from '../../src/language/timer-xsd';
+import { TIMER_ATTRIBUTES } from '../../src/timer/timer-xml';
 import { CATALOGUE } from '../../src/ast/catalogue';
 import { canonicalNamespace, KNOWN_NAMESPACES } from '../../src/parse/namespaces';
 import { attributeRulesOf } from '../../src/validate/attribute-rules';
 import { policyXml } from '../support/policies';
-import { repositoryPolicies } from './corpus';
+import { repositoryPolicies, repositoryTimers } from './corpus';
 
 /**
  * The XSD an editor gets is generated from the engine's tables; these tests hold it to what the engine does:
@@ -18,6 +20,7 @@ import { repositoryPolicies } from './corpus';
 const XS = { xs: 'http://www.w3.org/2001/XMLSchema' };
 let folder: string;
 const schemas = new Map<SchemaVersion, Document>();
+const timerSchemas = new Map<SchemaVersion, Document>();
 /** Every generated file, parsed, by its path (`4.0/event.xsd`). */
 const files = new Map<string, Document>();
 
@@ -33,6 +36,8 @@ beforeAll(() => {
     const main = join(folder, version, mainSchemaFile(version));
     // libxml2 reads the imported family schemas from beside the main file.
     schemas.set(version, parseXml(policySchemaFiles(version)[0]?.text ?? '', { baseUrl: main }));
+    const timer = join(folder, version, timerSchemaFile(version));
+    timerSchemas.set(version, parseXml(files.get(`${version}/${timerSchemaFile(version)}`)?.toString() ?? '', { baseUrl: timer }));
   }
 });
 
@@ -49,6 +54,13 @@ function schemaErrors(written: string): string[] {
   const version: SchemaVersion = xml.includes('ind2uce/3.2.46') ? '3.2.46' : '4.0';
   const schema = schemas.get(version);
   if (schema === undefined) throw new Error(`no schema for ${version}`);
+  const document = parseXml(xml);
+  return document.validate(schema) ? [] : document.validationErrors.map((error) => `${error.line ?? '?'}: ${error.message.trim()}`);
+}
+
+function timerErrors(xml: string): string[] {
+  const schema = timerSchemas.get(xml.includes('ind2uce/3.2.46') ? '3.2.46' : '4.0');
+  if (schema === undefined) throw new Error('no timer schema');
   const document = parseXml(xml);
   return document.validate(schema) ? [] : document.validationErrors.map((error) => `${error.line ?? '?'}: ${error.message.trim()}`);
 }
@@ -97,13 +109,13 @@ describe('the policy XSD', () => {
     expect(missing).toEqual([]);
     // The 4.0 files are exactly the namespaces the engine knows.
     const namespaces = [...files].filter(([path]) => path.startsWith('4.0/') && path.endsWith('.xsd')).map(([, document]) => document.root()?.attr('targetNamespace')?.value());
-    expect(namespaces.sort()).toEqual([...KNOWN_NAMESPACES].sort());
+    expect(namespaces.sort()).toEqual([...KNOWN_NAMESPACES, TIMER_NAMESPACE].sort());
   });
 
   it('comes with a catalog that names, for each namespace, the file declaring it', () => {
     for (const version of SCHEMA_VERSIONS) {
       const entries = (files.get(`${version}/catalog.xml`)?.find('//c:uri', { c: 'urn:oasis:names:tc:entity:xmlns:xml:catalog' }) ?? []) as Element[];
-      expect(entries).toHaveLength(8);
+      expect(entries).toHaveLength(9);
       for (const entry of entries) {
         const file = files.get(`${version}/${entry.attr('uri')?.value() ?? ''}`);
         expect(file?.root()?.attr('targetNamespace')?.value()).toBe(entry.attr('name')?.value());
@@ -119,6 +131,22 @@ describe('the policy XSD', () => {
       (document.find('//xs:element[@name]', XS) as Element[]).filter((element) => documentation(element) === '').map((element) => `${path} ${element.attr('name')?.value()}`),
     );
     expect(undocumented).toEqual([]);
+  });
+
+  it('accepts every timer of the repository that Custos accepts, and declares the timer attributes the reader knows', () => {
+    const accepted = repositoryTimers().filter((timer) => loadTimer(timer.xml).ok);
+    const failures = accepted.map((timer) => ({ where: timer.where, errors: timerErrors(timer.xml) })).filter((each) => each.errors.length > 0);
+    expect(failures).toEqual([]);
+    expect(accepted.length).toBeGreaterThan(2);
+    for (const [element, known] of Object.entries(TIMER_ATTRIBUTES)) {
+      for (const [name, required] of Object.entries(known)) {
+        const declared = declaration(`4.0/${timerSchemaFile('4.0')}`, `//xs:*[@name="${element}"]//xs:attribute[@name="${name}"]`);
+        expect({ element, name, use: declared?.attr('use')?.value() ?? 'optional' }).toEqual({ element, name, use: required ? 'required' : 'optional' });
+      }
+    }
+    const missingCron = `<timer xmlns="${TIMER_NAMESPACE}" id="urn:timer:acme:t"><event action="urn:action:acme:a"/></timer>`;
+    expect(loadTimer(missingCron).ok).toBe(false);
+    expect(timerErrors(missingCron).join('\n')).toContain('cron');
   });
 
   it.each([
