@@ -9,6 +9,9 @@ export type EditorLanguage = 'policy' | 'timer';
 
 let loading: Promise<PolicyLanguage | null> | null = null;
 
+/** Characters read on each side of the pointer for its help. */
+const WINDOW = 4096;
+
 /** pap's description of the policy language, asked for once per page (it changes only with pap's version). */
 export function policyLanguage(): Promise<PolicyLanguage | null> {
   loading ??= fetchPolicyLanguage((path) => fetch(path, { redirect: 'error' }));
@@ -18,11 +21,13 @@ export function policyLanguage(): Promise<PolicyLanguage | null> {
 /** XML with completion of the language's elements and attributes, and their help on hover. */
 export function policyXmlSupport(language: PolicyLanguage): Extension {
   const help = hoverTooltip((view, pos) => {
-    const found = helpAt(language, view.state.doc.toString(), pos);
+    // The text around the pointer is enough (a start tag with its attributes), not the whole document at every rest.
+    const start = Math.max(0, pos - WINDOW);
+    const found = helpAt(language, view.state.doc.sliceString(start, Math.min(view.state.doc.length, pos + WINDOW)), pos - start);
     if (found === null) return null;
     return {
-      pos: found.from,
-      end: found.to,
+      pos: start + found.from,
+      end: start + found.to,
       above: true,
       create: () => {
         const dom = document.createElement('div');
