@@ -12,10 +12,16 @@ let loading: Promise<PolicyLanguage | null> | null = null;
 /** Characters read on each side of the pointer for its help. */
 const WINDOW = 4096;
 
-/** pap's description of the policy language, asked for once per page (it changes only with pap's version). */
+/**
+ * pap's description of the policy language, asked for once per page (it changes only with pap's version); when it
+ * could not be had, the next editor asks again.
+ */
 export function policyLanguage(): Promise<PolicyLanguage | null> {
-  loading ??= fetchPolicyLanguage((path) => fetch(path, { redirect: 'error' }));
-  return loading;
+  const asked = (loading ??= fetchPolicyLanguage((path) => fetch(path, { redirect: 'error' })));
+  void asked.then((described) => {
+    if (described === null && loading === asked) loading = null;
+  });
+  return asked;
 }
 
 /** XML with completion of the language's elements and attributes, and their help on hover. */
