@@ -7,7 +7,7 @@
 // registry for a name this project does not publish (docs/engineering.md, "Packages that leave the repository").
 // Third-party dependencies of the bundled workspaces (libxmljs2, a native addon, among them) stay real dependencies.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import path from 'node:path';
 import { build } from 'esbuild';
@@ -109,7 +109,7 @@ function readmeForRegistry(workspace, version, repository) {
   });
 }
 
-/** Stages one published workspace under `stageDir`: bundled code, rolled-up declarations, manifest, README, bin. */
+/** Stages one published workspace under `stageDir`: bundled code, rolled-up declarations, manifest, README, bin, other `files`. */
 export async function stagePackage(workspaceRelDir, stageDir, options = {}) {
   const all = workspaces();
   const workspace = [...all.values()].find((candidate) => candidate.dir === path.join(ROOT, workspaceRelDir));
@@ -145,6 +145,14 @@ export async function stagePackage(workspaceRelDir, stageDir, options = {}) {
   for (const [, script] of Object.entries(manifest.bin ?? {})) {
     mkdirSync(path.dirname(path.join(stageDir, script)), { recursive: true });
     copyFileSync(path.join(workspace.dir, script), path.join(stageDir, script));
+  }
+  // Other entries of `files` (the CLI's `schema/`, written by its build) go as the workspace has them.
+  const bins = new Set(Object.values(manifest.bin ?? {}).map((script) => path.normalize(script).split(path.sep)[0]));
+  for (const entry of manifest.files ?? []) {
+    if (entry === 'dist' || bins.has(entry)) continue;
+    const source = path.join(workspace.dir, entry);
+    if (!existsSync(source)) throw new Error(`${path.relative(ROOT, source)} is missing; build first (\`npx turbo run build\`)`);
+    cpSync(source, path.join(stageDir, entry), { recursive: true });
   }
   for (const file of ['index.js', 'index.d.ts']) assertNoInternalImports(path.join(stageDir, 'dist', file), manifest.name);
   return { name: manifest.name, version: manifest.version, dir: stageDir, bundled: plan.bundled };

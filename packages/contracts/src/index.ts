@@ -21,6 +21,7 @@ export * from './snapshot-codec';
 export { SNAPSHOT_PARTS_FORMAT, encodeSnapshotParts, type SnapshotDocumentSink } from './snapshot-parts';
 export * from './local-channel';
 export * from './replica-status';
+export * from './policy-language';
 export * from './batch';
 export * from './authzen';
 export * from './authzen-mapping';

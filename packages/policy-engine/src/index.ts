@@ -48,3 +48,11 @@ export { loadTimer, TIMER_NAMESPACE, type TimerDocument, type TimerEvent, type T
 export { nextFireTime, type FireSchedule } from './timer/fire-times';
 export { timerScheduleDiagnostic } from './timer/schedule-diagnostic';
 export { closestName } from './closest-name';
+export {
+  describePolicyLanguage,
+  type ContentSlot,
+  type LanguageAttribute,
+  type LanguageDescription,
+  type LanguageElement,
+} from './language/describe';
+export { mainSchemaFile, policySchemaFiles, SCHEMA_VERSIONS, type SchemaFile, type SchemaVersion } from './language/xsd';

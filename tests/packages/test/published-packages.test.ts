@@ -229,5 +229,15 @@ describe('the published packages, installed by name outside the repository', () 
       expect(result.stdout).toContain(`${tests} passed, 0 failed`);
       expect(result.code).toBe(0);
     }, 60_000);
+
+    it('ships the XSD for editors and copies it into the project', async () => {
+      const shipped = await run('npx', ['custos', 'policy', 'schema'], { cwd: policies });
+      expect(shipped.code).toBe(0);
+      expect(shipped.stdout.trim()).toBe(path.join(policies, 'node_modules', '@custos', 'cli', 'schema', '4.0', 'mydataLanguage.xsd'));
+      expect(readFileSync(shipped.stdout.trim(), 'utf8')).toContain('targetNamespace="http://www.mydata-control.de/4.0/mydataLanguage"');
+      const copied = await run('npx', ['custos', 'policy', 'schema', '--out', 'schema'], { cwd: policies });
+      expect(copied.code).toBe(0);
+      expect(readdirSync(path.join(policies, 'schema'))).toEqual(expect.arrayContaining(['catalog.xml', 'mydataLanguage.xsd', 'event.xsd']));
+    }, 60_000);
   });
 });

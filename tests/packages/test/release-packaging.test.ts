@@ -77,6 +77,20 @@ describe('the release script on a repository of its shape', () => {
     expect(`${stage('pep', 'dist/index.js')}${stage('pep', 'dist/index.d.ts')}`).not.toContain('@custos/contracts');
   });
 
+  it('ships the other folders a workspace lists in `files` as they are, and stops when one was not built', async () => {
+    const cli = publishedUsingContracts('@custos/cli');
+    repository({ contracts: contracts(), pep: publishedUsingContracts('@custos/pep'), cli: { ...cli, manifest: { ...cli.manifest, files: ['dist', 'schema'] } } });
+    const missing = await pack();
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toContain('packages/cli/schema is missing; build first');
+
+    mkdirSync(path.join(repo, 'packages', 'cli', 'schema', '4.0'), { recursive: true });
+    writeFileSync(path.join(repo, 'packages', 'cli', 'schema', '4.0', 'language.xsd'), '<schema/>\n');
+    expect(await pack()).toMatchObject({ code: 0 });
+    expect(readFileSync(path.join(repo, 'out', 'stage', 'cli', 'schema', '4.0', 'language.xsd'), 'utf8')).toBe('<schema/>\n');
+    expect(JSON.parse(readFileSync(path.join(repo, 'out', 'stage', 'cli', 'package.json'), 'utf8')).files).toEqual(['dist', 'schema']);
+  });
+
   it('refuses to bundle a workspace that could be published on its own', async () => {
     repository({ contracts: contracts({ private: false }), pep: publishedUsingContracts('@custos/pep'), cli: publishedUsingContracts('@custos/cli') });
     const result = await pack();

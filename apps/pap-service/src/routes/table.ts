@@ -10,6 +10,7 @@ import type { RouteContext } from './context';
 import { documentRoutes } from './document-routes';
 import { replicasRoute } from './replicas';
 import { timerScheduleRoute } from './timer-schedule';
+import { languageRoute, xsdRoute } from './schema';
 
 /**
  * Every operation of pap's API (api.md §4), once: the router, the request checks and the OpenAPI document all
@@ -25,4 +26,6 @@ export const PAP_ROUTES: ReadonlyArray<Route<RouteContext>> = [
   timerScheduleRoute,
   applyChanges,
   replicasRoute,
+  languageRoute,
+  xsdRoute,
 ];

@@ -4,9 +4,10 @@ import { commandGroup } from '../output/command-group';
 import { processOutput } from '../output/streams';
 import { runCheck } from './check/check-command';
 import { runEval } from './eval/eval-command';
+import { registerSchemaCommand } from './schema/schema-command';
 import { runTests } from './testing/test-command';
 
-/** `custos policy check`, `custos policy test`, `custos eval`. */
+/** `custos policy check`, `custos policy test`, `custos policy schema`, `custos eval`. */
 export function registerOfflineCommands(program: Command): void {
   program
     .command('eval')
@@ -76,4 +77,6 @@ export function registerOfflineCommands(program: Command): void {
         processOutput,
       );
     });
+
+  registerSchemaCommand(policy);
 }

@@ -5,7 +5,7 @@ import { readUrn } from '../parse/urns';
 import { readXml } from '../xml/read-xml';
 import { readQuartzCron, type QuartzSchedule } from './quartz';
 import { readTimerEvent, type TimerEvent } from './timer-event';
-import { describeTimerElement, isTimerElement, reportText, timerAttributes } from './timer-xml';
+import { describeTimerElement, isTimerElement, reportText, TIMER_ATTRIBUTES, timerAttributes } from './timer-xml';
 
 export { TIMER_NAMESPACE } from '../parse/namespaces';
 export type { TimerEvent } from './timer-event';
@@ -55,7 +55,7 @@ export function loadTimer(xml: string): TimerLoadOutcome {
     return { ok: false, diagnostics: [diagnostic('wrong_root', message, root.location)] };
   }
   const problems: Diagnostic[] = [];
-  const attributes = timerAttributes(root, ['id', 'cron', 'description'], problems);
+  const attributes = timerAttributes(root, Object.keys(TIMER_ATTRIBUTES.timer), problems);
   const idAttribute = attributes.get('id');
   const id = idAttribute === undefined ? null : readUrn('timer', idAttribute.value);
   if (idAttribute === undefined) {

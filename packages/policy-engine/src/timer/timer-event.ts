@@ -11,7 +11,7 @@ import type { Report, ValidationPass } from '../validate/pass';
 import { structurePass } from '../validate/structure';
 import { typesPass } from '../validate/types';
 import type { XmlElement } from '../xml/xml-tree';
-import { describeTimerElement, reportText, timerAttributes } from './timer-xml';
+import { describeTimerElement, reportText, TIMER_ATTRIBUTES, timerAttributes } from './timer-xml';
 
 /** One event a timer fires: an action and constant parameters. */
 export interface TimerEvent {
@@ -31,7 +31,7 @@ const PARAMETER_PASSES: readonly ValidationPass[] = [structurePass, attributesPa
 export function readTimerEvent(element: XmlElement, solution: string | null, problems: Diagnostic[]): TimerEvent | null {
   const before = problems.length;
   const report: Report = (code, message, location) => problems.push(diagnostic(code, message, location));
-  const action = timerAttributes(element, ['action'], problems).get('action');
+  const action = timerAttributes(element, Object.keys(TIMER_ATTRIBUTES.event), problems).get('action');
   if (action === undefined) {
     report('missing_attribute', '`event` needs the attribute `action`', element.location);
   } else {

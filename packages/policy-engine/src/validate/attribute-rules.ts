@@ -18,6 +18,8 @@ export type AttributeCheck = (value: string, element: ElementNode) => string | n
 export interface AttributeRule {
   readonly required: boolean;
   readonly check?: AttributeCheck;
+  /** The only values the check lets through, when it is a closed list (the language description offers them). */
+  readonly values?: readonly string[];
 }
 
 type RuleTable = Readonly<Record<string, AttributeRule>>;
@@ -55,6 +57,9 @@ const oneOf =
   (value) =>
     allowed.includes(value) ? null : `\`${excerpt(value)}\` is not one of ${allowed.map((item) => `\`${item}\``).join(', ')}`;
 
+/** An optional attribute with a closed list of values, which the rule also states as data. */
+const optionalOneOf = (allowed: readonly string[]): AttributeRule => ({ required: false, check: oneOf(allowed), values: allowed });
+
 const delayAmount: AttributeCheck = (value, element) => {
   const unit = element.attributes.get('unit')?.value;
   const read = readDelayMilliseconds(value, unit !== undefined && DELAY_UNITS.has(unit) ? unit : 'MILLISECONDS');
@@ -86,10 +91,10 @@ const RULES: { readonly [Name in ElementName]: ElementAttributeRules } = {
     jsonPathQuery: optional(jsonPath),
     reason: optional(),
   }),
-  delay: rules({ amount: required(delayAmount), unit: required(oneOf([...DELAY_UNITS.keys()])) }),
+  delay: rules({ amount: required(delayAmount), unit: { required: true, check: oneOf([...DELAY_UNITS.keys()]), values: [...DELAY_UNITS.keys()] } }),
   execute: rules({ action: required() }),
-  and: rules({ mode: optional(oneOf(['EAGER'])) }),
-  or: rules({ mode: optional(oneOf(['EAGER'])) }),
+  and: rules({ mode: optionalOneOf(['EAGER']) }),
+  or: rules({ mode: optionalOneOf(['EAGER']) }),
   not: NONE,
   xor: NONE,
   implies: NONE,
@@ -105,15 +110,15 @@ const RULES: { readonly [Name in ElementName]: ElementAttributeRules } = {
   size: NONE,
   concat: NONE,
   count: NONE,
-  regex: rules({ regex: required(reads(readRegex)), mode: optional(oneOf(MATCH_MODES)) }),
-  contains: rules({ mode: optional(oneOf(MATCH_MODES)) }),
-  eventHasParameter: rules({ mode: optional(oneOf(MATCH_MODES)) }),
+  regex: rules({ regex: required(reads(readRegex)), mode: optionalOneOf(MATCH_MODES) }),
+  contains: rules({ mode: optionalOneOf(MATCH_MODES) }),
+  eventHasParameter: rules({ mode: optionalOneOf(MATCH_MODES) }),
   date: rules({ is: required(reads(readComparison)), value: required(reads(readDayOfYear)) }),
   time: rules({ is: required(reads(readComparison)), value: required(reads(readMinuteOfDay)) }),
   day: rules({ value: required(reads(readWeekdays)) }),
   continuousOccurrence: rules({ interval: required(reads(readPositiveDuration)), minOccurrences: optional(count), maxOccurrences: optional(count) }),
-  eventOccurrence: rules({ event: required(), mode: optional(oneOf(['FIRST', 'LAST'])) }),
-  when: rules({ fixedTime: optional(oneOf(FIXED_TIMES)) }),
+  eventOccurrence: rules({ event: required(), mode: optionalOneOf(['FIRST', 'LAST']) }),
+  when: rules({ fixedTime: optionalOneOf(FIXED_TIMES) }),
   start: rules({ time: optional(reads(readTimeExpression)) }),
   end: rules({ time: optional(reads(readTimeExpression)) }),
   'constant:true': NONE,
@@ -130,4 +135,9 @@ const RULES: { readonly [Name in ElementName]: ElementAttributeRules } = {
 
 export function attributeRules(element: ElementNode): ElementAttributeRules {
   return RULES[element.name];
+}
+
+/** The attributes of an element by its language name, for the language description. */
+export function attributeRulesOf(name: ElementName): ElementAttributeRules {
+  return RULES[name];
 }

@@ -1,4 +1,4 @@
-import type { CoreElement, Family } from '../ast/catalogue';
+import type { CoreElement, ElementInfo, Family } from '../ast/catalogue';
 import type { ElementNode } from '../ast/nodes';
 import { isExpression } from './pass';
 
@@ -115,6 +115,10 @@ const FAMILY_MODELS: { readonly [Of in Family]: readonly Slot[] } = {
 };
 
 export function contentModel(node: ElementNode): readonly Slot[] {
-  const { info } = node;
+  return contentModelOf(node.info);
+}
+
+/** The content model of an element by what the catalogue knows of it, for the language description. */
+export function contentModelOf(info: ElementInfo): readonly Slot[] {
   return info.family === null ? MODELS[info.name] : FAMILY_MODELS[info.family];
 }

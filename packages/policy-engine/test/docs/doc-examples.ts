@@ -12,6 +12,8 @@
  *   `<!-- timer: {json} -->` comments what a timer document reads as; an expectation anywhere else is a problem.
  */
 
+import { policyXml } from '../support/policies';
+
 export const EXAMPLE_KINDS = [
   'example',
   'example-fragment',
@@ -173,4 +175,28 @@ export function extractExamples(markdown: string): Extraction {
     }
   });
   return { examples, problems };
+}
+
+/** The action of an `example-condition`'s mechanism. */
+export const DEFAULT_ACTION = 'urn:action:shop:order';
+
+/** The document the engine reads for an example, by the wrapping rules of policy-language.test.ts. */
+export function documentOf(example: DocExample): string {
+  const wrap = example.kind === 'example-invalid' ? example.options.get('wrap') : example.kind.replace(/^example-?/, '');
+  const id = `urn:policy:shop:${example.name}`;
+  switch (wrap) {
+    case 'fragment':
+      return policyXml(example.xml, id);
+    case 'condition':
+      return policyXml(
+        `<mechanism event="${DEFAULT_ACTION}"><if>\n${example.xml}\n<then><allow/></then></if><else><inhibit/></else></mechanism>`,
+        id,
+      );
+    case undefined:
+    case '':
+    case 'timer':
+      return example.xml;
+    default:
+      throw new Error(`example \`${example.name}\`: unknown wrap \`${String(wrap)}\``);
+  }
 }

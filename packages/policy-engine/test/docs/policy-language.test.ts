@@ -13,9 +13,8 @@ import {
 import { CATALOGUE } from '../../src/ast/catalogue';
 import type { ElementNode } from '../../src/ast/nodes';
 import { attributeRules } from '../../src/validate/attribute-rules';
-import { policyXml } from '../support/policies';
 import { FixturePip, FixturePxp, InMemoryHistory, fixedClock, type PipFixture, type PxpFixture } from '../support/ports';
-import { extractExamples, type DocExample } from './doc-examples';
+import { DEFAULT_ACTION, documentOf, extractExamples, type DocExample } from './doc-examples';
 
 /**
  * Every XML example of docs/policy-language.md, checked against the engine. How examples are marked is described in
@@ -33,7 +32,6 @@ import { extractExamples, type DocExample } from './doc-examples';
 
 const DOCUMENT = join(__dirname, '..', '..', '..', '..', 'docs', 'policy-language.md');
 const FIXTURES = join(__dirname, 'fixtures');
-const DEFAULT_ACTION = 'urn:action:shop:order';
 /** Events without a timestamp happen at this instant (a Wednesday); the clock shows the event's timestamp. */
 const DEFAULT_TIMESTAMP = Date.parse('2025-01-15T12:00:00Z');
 
@@ -74,27 +72,6 @@ function instant(value: string | number | undefined, fallback: number): number {
   const parsed = Date.parse(value);
   if (Number.isNaN(parsed)) throw new Error(`not a time: ${value}`);
   return parsed;
-}
-
-/** The document the engine reads for an example, by the wrapping rules above. */
-function documentOf(example: DocExample): string {
-  const wrap = example.kind === 'example-invalid' ? example.options.get('wrap') : example.kind.replace(/^example-?/, '');
-  const id = `urn:policy:shop:${example.name}`;
-  switch (wrap) {
-    case 'fragment':
-      return policyXml(example.xml, id);
-    case 'condition':
-      return policyXml(
-        `<mechanism event="${DEFAULT_ACTION}"><if>\n${example.xml}\n<then><allow/></then></if><else><inhibit/></else></mechanism>`,
-        id,
-      );
-    case undefined:
-    case '':
-    case 'timer':
-      return example.xml;
-    default:
-      throw new Error(`example \`${example.name}\`: unknown wrap \`${String(wrap)}\``);
-  }
 }
 
 function mustLoad(example: DocExample): CompiledPolicy {

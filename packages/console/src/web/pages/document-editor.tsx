@@ -111,6 +111,7 @@ export function DocumentEditor({ kind, id, ctx, onDone }: Props) {
           text.current = value;
         }}
         check={validate}
+        language={kind}
       />
       <div class="check" role="status" aria-live="polite" data-testid="check">
         {check.state === 'checking' && <span>Checking…</span>}

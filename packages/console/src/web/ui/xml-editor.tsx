@@ -1,10 +1,11 @@
 import { xml } from '@codemirror/lang-xml';
 import { linter, lintGutter, type Diagnostic } from '@codemirror/lint';
-import { EditorState } from '@codemirror/state';
+import { Compartment, EditorState } from '@codemirror/state';
 import { EditorView } from '@codemirror/view';
 import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'preact/hooks';
 import { cspNonce } from './csp-nonce';
+import { policyLanguage, policyXmlSupport, type EditorLanguage } from './language-support';
 import type { PlacedDiagnostic } from '../logic/diagnostics';
 
 export interface XmlEditorProps {
@@ -14,10 +15,15 @@ export interface XmlEditorProps {
   onChange: (text: string) => void;
   /** Checks the text; answers the problems to show inline (none: the text is fine). */
   check: (text: string) => Promise<PlacedDiagnostic[]>;
+  /** The language it completes and explains on hover, once pap's description has arrived (none: plain XML). */
+  language?: EditorLanguage;
 }
 
-/** CodeMirror 6 with XML highlighting and pap's diagnostics inline, checked as the user types. */
-export function XmlEditor({ labelledBy, initial, onChange, check }: XmlEditorProps) {
+/**
+ * CodeMirror 6 with XML highlighting and pap's diagnostics inline, checked as the user types; for policies, element
+ * and attribute completion with their help, from the language description pap serves.
+ */
+export function XmlEditor({ labelledBy, initial, onChange, check, language }: XmlEditorProps) {
   const host = useRef<HTMLDivElement>(null);
   const latest = useRef({ onChange, check });
   latest.current = { onChange, check };
@@ -29,6 +35,8 @@ export function XmlEditor({ labelledBy, initial, onChange, check }: XmlEditorPro
       const length = view.state.doc.length;
       return placed.map((d) => ({ from: Math.min(d.from, length), to: Math.min(d.to, length), severity: 'error', message: d.message }));
     };
+    // Plain XML until the description arrives; then the same compartment holds the language-aware support.
+    const support = new Compartment();
     const view = new EditorView({
       parent: host.current,
       state: EditorState.create({
@@ -36,7 +44,7 @@ export function XmlEditor({ labelledBy, initial, onChange, check }: XmlEditorPro
         extensions: [
           cspNonce,
           basicSetup,
-          xml(),
+          support.of(xml()),
           lintGutter(),
           linter(source, { delay: 400 }),
           EditorView.lineWrapping,
@@ -47,7 +55,16 @@ export function XmlEditor({ labelledBy, initial, onChange, check }: XmlEditorPro
         ],
       }),
     });
-    return () => view.destroy();
+    let live = true;
+    if (language === 'policy') {
+      void policyLanguage().then((described) => {
+        if (live && described !== null) view.dispatch({ effects: support.reconfigure(policyXmlSupport(described)) });
+      });
+    }
+    return () => {
+      live = false;
+      view.destroy();
+    };
     // The editor is made once per document; later text comes from the user.
   }, []);
 
