@@ -88,6 +88,12 @@ export const openapi = serviceDocument({
           ...authorizationDecisionSchema.properties,
           policyRevision: { type: 'integer', description: 'revision of the policy set that decided' },
           explanation: { type: 'array', items: { $ref: '#/components/schemas/MechanismExplanation' } },
+          defaultDecision: {
+            type: 'object',
+            description: "present only when no mechanism decided: the default that did, from the solution's settings or the pdp's `DEFAULT_DECISION`",
+            required: ['decision', 'source'],
+            properties: { decision: { enum: ['allow', 'inhibit'] }, source: { enum: ['solution', 'pdp'] } },
+          },
         },
       },
       MechanismExplanation: {

@@ -203,6 +203,8 @@ describe('decide and explain', () => {
       'decision: inhibited  urn:decision:1  (policy revision 2)\ndelay: 0 ms, modifiers: none\nno deployed policy has a mechanism for this event; the default decision applied\n',
     );
     expect(tree.code).toBe(0);
+    reply = { json: { ...decision(false), explanation: [], policyRevision: 3, defaultDecision: { decision: 'inhibit', source: 'solution' } } };
+    expect((await cli(['explain', eventFile])).out.split('\n')[2]).toBe("no mechanism decided: the default decided, inhibit (the solution's setting)");
     reply = { json: EXPLANATION };
     expect(JSON.parse((await cli(['explain', eventFile, '--json'])).out)).toEqual(EXPLANATION);
   });

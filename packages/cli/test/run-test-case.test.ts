@@ -50,7 +50,7 @@ const MONDAY_9 = 1795424400000;
 const FILE: TestFile = {
   file: 'x.test.yaml',
   policies: [],
-  settings: { defaultDecision: 'allow', timeZone: 'UTC' },
+  settings: { defaultDecision: 'allow', timeZone: 'UTC', solutions: new Map() },
   pips: [{ method: 'urn:info:acme:role', parameters: null, value: 'staff', fail: false }],
   pxps: [],
   tests: [],

@@ -11,6 +11,7 @@ export * from './nats';
 export * from './schemas';
 export * from './client';
 export * from './change-set';
+export * from './solution-settings';
 export * from './schema-kit';
 export * from './event-codec';
 export * from './component-schema';

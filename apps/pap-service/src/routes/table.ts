@@ -9,6 +9,7 @@ import { unregisterComponent } from './component-unregister';
 import type { RouteContext } from './context';
 import { documentRoutes } from './document-routes';
 import { replicasRoute } from './replicas';
+import { getSolutionSettings, putSolutionSettings } from './solution-settings';
 
 /**
  * Every operation of pap's API (api.md §4), once: the router, the request checks and the OpenAPI document all
@@ -23,4 +24,6 @@ export const PAP_ROUTES: ReadonlyArray<Route<RouteContext>> = [
   ...documentRoutes(TIMER_KIND),
   applyChanges,
   replicasRoute,
+  getSolutionSettings,
+  putSolutionSettings,
 ];

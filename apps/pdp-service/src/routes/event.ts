@@ -52,6 +52,10 @@ export interface DecisionRouteDeps {
 
 export type DecisionHandler = (req: IncomingMessage, res: ServerResponse, explain: boolean) => Promise<void>;
 
+/** In an explanation, when no mechanism decided: the default that did, and whose it was (the solution's or the pdp's). */
+const defaultOf = (decision: EngineDecision) =>
+  decision.defaultSource === undefined ? {} : { defaultDecision: { decision: decision.allowed ? 'allow' : 'inhibit', source: decision.defaultSource } };
+
 /**
  * The explanation as the wire shows it: the engine's, with modifier and execute parameters typed like a decision's,
  * plus what the ports answered where a mechanism asked: `pip` (answers, whether the default was used and whether
@@ -146,7 +150,7 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
       if (stored !== undefined) await stored;
       const answer: AuthorizationDecision = toAuthorizationDecision(decisionId, decision);
       const text = JSON.stringify(
-        explain ? { ...answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision } : answer,
+        explain ? { ...answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision, ...defaultOf(decision) } : answer,
       );
       writeDecisionAnswer(res, text, active.revision, requestId);
 

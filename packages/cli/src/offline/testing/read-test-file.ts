@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { LocatedProblem } from '../../output/located';
 import { Shape } from './shape';
-import type { ExpectedExecute, ExpectedModifier, ExpectedParameter, Expectation, PipStub, PxpStub, TestCase, TestFile, TestSettings } from './test-file';
+import type { ExpectedExecute, ExpectedModifier, ExpectedParameter, Expectation, PipStub, PxpStub, SolutionTestSettings, TestCase, TestFile, TestSettings } from './test-file';
 import { readWireEvent } from './wire-event';
 import { readYaml, type PathSegment } from './yaml-source';
 
@@ -12,13 +12,14 @@ export type TestFileRead = { ok: true; file: TestFile } | { ok: false; problems:
 
 /**
  * Reads a `*.test.yaml` file: YAML syntax first (located by the yaml library), then its shape, reporting every
- * problem with its path inside the file (`tests[2].expect.allowed`) and where it is written.
+ * problem with its path inside the file (`tests[2].expect.allowed`) and where it is written. Its `settings` apply over
+ * `base` (those of the folder's `custos.settings.yaml`, if any).
  */
-export function readTestFile(file: string, text: string): TestFileRead {
+export function readTestFile(file: string, text: string, base: TestSettings = DEFAULT_SETTINGS): TestFileRead {
   const yaml = readYaml(text);
   if (!yaml.ok) return { ok: false, problems: yaml.problems.map((problem) => ({ file, ...problem })) };
   const shape = new Shape(yaml.source.locate);
-  const parsed = readRoot(yaml.source.value, file, shape, yaml.source.locate);
+  const parsed = readRoot(yaml.source.value, file, shape, yaml.source.locate, base);
   if (parsed === undefined || shape.problems.length > 0) {
     const inOrder = [...shape.problems].sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
     return {
@@ -34,7 +35,13 @@ export function readTestFile(file: string, text: string): TestFileRead {
   return { ok: true, file: parsed };
 }
 
-function readRoot(value: unknown, file: string, shape: Shape, locate: (path: readonly PathSegment[]) => { line: number; column: number } | undefined): TestFile | undefined {
+function readRoot(
+  value: unknown,
+  file: string,
+  shape: Shape,
+  locate: (path: readonly PathSegment[]) => { line: number; column: number } | undefined,
+  base: TestSettings,
+): TestFile | undefined {
   if (value === null || value === undefined) return shape.fail([], 'the file is empty; it needs `policies` and `tests`');
   const root = shape.record(value, [], { required: ['policies', 'tests'], optional: ['settings', 'pips', 'pxps'] });
   if (root === undefined) return undefined;
@@ -46,7 +53,7 @@ function readRoot(value: unknown, file: string, shape: Shape, locate: (path: rea
     const written = shape.string(item, ['policies', index], { nonEmpty: true });
     if (written !== undefined) policies.push({ path: path.join(directory, written), written, ...locate(['policies', index]) });
   });
-  const settings = readSettings(root.settings, shape);
+  const settings = readSettings(root.settings, shape, base);
   const pips = root.pips === undefined ? [] : readPips(root.pips, ['pips'], shape);
   const pxps = root.pxps === undefined ? [] : readPxps(root.pxps, ['pxps'], shape);
   const tests: TestCase[] = [];
@@ -65,24 +72,67 @@ function readRoot(value: unknown, file: string, shape: Shape, locate: (path: rea
   return { file, policies, settings, pips, pxps, tests };
 }
 
-export function readSettings(value: unknown, shape: Shape): TestSettings | undefined {
-  const settings: TestSettings = { defaultDecision: 'allow', timeZone: 'UTC' };
+/** The settings of a test with none written anywhere: the pdp's defaults, no solution settings. */
+export const DEFAULT_SETTINGS: TestSettings = { defaultDecision: 'allow', timeZone: 'UTC', solutions: new Map() };
+
+const SOLUTION = /^[a-z0-9._-]+$/;
+
+/**
+ * A `settings` mapping (of a test file, `eval --context`, or a folder's `custos.settings.yaml`, whose root it is:
+ * `at` = []) over `base`: each field given replaces base's, each solution under `solutions` replaces base's entry of
+ * that solution.
+ */
+export function readSettings(value: unknown, shape: Shape, base: TestSettings = DEFAULT_SETTINGS, at: readonly PathSegment[] = ['settings']): TestSettings | undefined {
+  const settings: TestSettings = { ...base };
   if (value === undefined) return settings;
-  const record = shape.record(value, ['settings'], { optional: ['defaultDecision', 'timeZone'] });
+  const record = shape.record(value, at, { optional: ['defaultDecision', 'timeZone', 'solutions'] });
   if (record === undefined) return undefined;
   let ok = true;
   if (record.defaultDecision !== undefined) {
-    const decision = shape.oneOf(record.defaultDecision, ['settings', 'defaultDecision'], ['allow', 'inhibit'] as const);
+    const decision = shape.oneOf(record.defaultDecision, [...at, 'defaultDecision'], ['allow', 'inhibit'] as const);
     if (decision === undefined) ok = false;
     else settings.defaultDecision = decision;
   }
   if (record.timeZone !== undefined) {
-    const zone = shape.string(record.timeZone, ['settings', 'timeZone'], { nonEmpty: true });
-    if (zone !== undefined && !isTimeZone(zone)) shape.fail(['settings', 'timeZone'], `\`${zone}\` is not an IANA time zone`);
+    const zone = shape.string(record.timeZone, [...at, 'timeZone'], { nonEmpty: true });
+    if (zone !== undefined && !isTimeZone(zone)) shape.fail([...at, 'timeZone'], `\`${zone}\` is not an IANA time zone`);
     if (zone === undefined || !isTimeZone(zone)) ok = false;
     else settings.timeZone = zone;
   }
+  if (record.solutions !== undefined) {
+    const solutions = readSolutions(record.solutions, shape, [...at, 'solutions']);
+    if (solutions === undefined) ok = false;
+    else settings.solutions = new Map([...base.solutions, ...solutions]);
+  }
   return ok ? settings : undefined;
+}
+
+/** `solutions: {acme: {defaultDecision: inhibit}}`: each solution's settings as pap holds them (`custos solution settings`). */
+function readSolutions(value: unknown, shape: Shape, at: readonly PathSegment[]): Map<string, SolutionTestSettings> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return shape.fail(at, 'must be a mapping of solutions to their settings');
+  const record = value as Record<string, unknown>;
+  const solutions = new Map<string, SolutionTestSettings>();
+  let ok = true;
+  for (const [solution, item] of Object.entries(record)) {
+    if (!SOLUTION.test(solution)) {
+      shape.fail([...at, solution], `\`${solution}\` is not a solution name (lower-case letters, digits, \`.\`, \`_\`, \`-\`)`);
+      ok = false;
+      continue;
+    }
+    const entry = shape.record(item, [...at, solution], { optional: ['defaultDecision'] });
+    if (entry === undefined) {
+      ok = false;
+      continue;
+    }
+    const own: SolutionTestSettings = {};
+    if (entry.defaultDecision !== undefined) {
+      const decision = shape.oneOf(entry.defaultDecision, [...at, solution, 'defaultDecision'], ['allow', 'inhibit'] as const);
+      if (decision === undefined) ok = false;
+      else own.defaultDecision = decision;
+    }
+    solutions.set(solution, own);
+  }
+  return ok ? solutions : undefined;
 }
 
 function isTimeZone(zone: string): boolean {
