@@ -53,7 +53,9 @@ describe('solution settings in policy tests', () => {
     writeFileSync(path.join(directory, 'tests', 'any.test.yaml'), `policies: [../p.xml]\ntests:\n${unmatched('any', 'acme', false)}\n`);
     const output = bufferedOutput(false);
     expect(await runTests([directory], OPTIONS, output)).toBe(2);
-    const problem = output.stderr.find((line) => line.includes('custos.settings.yaml'));
-    expect(problem).toMatch(/custos\.settings\.yaml:2:\d+: solutions\.acme\.defaultDecision: /);
+    expect(output.stdout).toContain(
+      `  ${path.join(directory, 'custos.settings.yaml')}:2:28: solutions.acme.defaultDecision: must be one of \`allow\`, \`inhibit\`, found the string \`deny\``,
+    );
+    expect(output.stdout.at(-1)).toBe('0 passed, 0 failed');
   });
 });

@@ -29,7 +29,8 @@ export function folderSettingsFor(testFile: string, cache: Map<string, FolderSet
     visited.push(folder);
     const candidate = path.join(folder, FOLDER_SETTINGS_FILE);
     if (existsSync(candidate)) {
-      found = readFolderSettings(path.relative(process.cwd(), candidate) || candidate);
+      // Named the way the test file was: absolute, or relative to the working directory.
+      found = readFolderSettings(path.isAbsolute(testFile) ? candidate : path.relative(process.cwd(), candidate));
       break;
     }
     if (path.dirname(folder) === folder) break;
