@@ -41,7 +41,8 @@ export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE
         if (fresh !== null) computed.push({ id, xml, tree: fresh });
         return deployedWith(id, xml, fresh, deployedAt);
       });
-      return { revision: toNumber(revision), policies, components, settings };
+      // Without settings the snapshot is what it was before solutions had any.
+      return { revision: toNumber(revision), policies, components, ...(settings.length === 0 ? {} : { settings }) };
     },
     { isolation: 'REPEATABLE READ', readOnly: true },
   );
