@@ -1,4 +1,5 @@
 import {
+  EXPLAINED_DECISION_EXAMPLE,
   AUTHZEN_PATHS,
   accessEvaluationRequestSchema,
   accessEvaluationsRequestSchema,
@@ -84,6 +85,7 @@ export const openapi = serviceDocument({
       ExplainedDecision: {
         ...authorizationDecisionSchema,
         required: [...authorizationDecisionSchema.required, 'explanation', 'policyRevision'],
+        examples: [EXPLAINED_DECISION_EXAMPLE],
         properties: {
           ...authorizationDecisionSchema.properties,
           policyRevision: { type: 'integer', description: 'revision of the policy set that decided' },

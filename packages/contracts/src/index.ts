@@ -27,3 +27,4 @@ export * from './work-budget';
 export * from './event-parser';
 export * from './authzen-parser';
 export * from './json-outline';
+export * from './explanation-example';
