@@ -74,26 +74,28 @@ export function SolutionsPage({ ctx }: { ctx: ConsoleContext }) {
       )}
       {loaded !== undefined && (
         <form onSubmit={(e) => void save(e)}>
-          <label for="default-decision">Default decision</label>
-          <select id="default-decision" value={defaultDecision} onChange={(e) => setDefaultDecision((e.target as HTMLSelectElement).value)}>
-            {DEFAULT_DECISIONS.map((value) => (
-              <option key={value} value={value}>
-                {value === '' ? 'not set (the pdp’s)' : value}
-              </option>
-            ))}
-          </select>
-          <label for="authzen-default">AuthZEN default</label>
-          <select id="authzen-default" value={authzenDefault} onChange={(e) => setAuthzenDefault((e.target as HTMLSelectElement).value)}>
-            {AUTHZEN_DEFAULTS.map((value) => (
-              <option key={value} value={value}>
-                {value === '' ? 'not set (the pdp’s)' : value}
-              </option>
-            ))}
-          </select>
+          <Choice id="default-decision" label="Default decision" values={DEFAULT_DECISIONS} value={defaultDecision} onChange={setDefaultDecision} />
+          <Choice id="authzen-default" label="AuthZEN default" values={AUTHZEN_DEFAULTS} value={authzenDefault} onChange={setAuthzenDefault} />
           <button type="submit">Save</button>
         </form>
       )}
       {status !== '' && <p role="status">{status}</p>}
     </section>
+  );
+}
+
+/** One setting as a labelled select; `''` is "not set". */
+function Choice(props: { id: string; label: string; values: readonly string[]; value: string; onChange: (value: string) => void }) {
+  return (
+    <>
+      <label for={props.id}>{props.label}</label>
+      <select id={props.id} value={props.value} onChange={(e) => props.onChange((e.target as HTMLSelectElement).value)}>
+        {props.values.map((value) => (
+          <option key={value} value={value}>
+            {value === '' ? 'not set (the pdp’s)' : value}
+          </option>
+        ))}
+      </select>
+    </>
   );
 }
