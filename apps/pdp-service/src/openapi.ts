@@ -1,4 +1,5 @@
 import {
+  EXPLAINED_DECISION_EXAMPLE,
   AUTHZEN_PATHS,
   accessEvaluationRequestSchema,
   accessEvaluationsRequestSchema,
@@ -16,6 +17,9 @@ import {
 import { serviceDocument } from '@custos/service-kit';
 import { replicaStatusSchema } from './routes/status';
 import { EXECUTION_ROUTES, PDP_ROUTES } from './routes/table';
+
+/** The decision's schema as plain JSON Schema, to extend: the document's type then names no TypeBox marker. */
+const DECISION: { type: 'object'; required?: string[]; properties: (typeof authorizationDecisionSchema)['properties'] } = authorizationDecisionSchema;
 
 /** OpenAPI 3.1 of every route the pdp serves (served at /openapi.json, rendered at /docs): its operations come from the route table. */
 export const openapi = serviceDocument({
@@ -82,12 +86,19 @@ export const openapi = serviceDocument({
       Modifier: modifierSchema,
       AuthorizationDecision: authorizationDecisionSchema,
       ExplainedDecision: {
-        ...authorizationDecisionSchema,
-        required: [...authorizationDecisionSchema.required, 'explanation', 'policyRevision'],
+        ...DECISION,
+        required: [...(DECISION.required ?? []), 'explanation', 'policyRevision'],
+        examples: [EXPLAINED_DECISION_EXAMPLE],
         properties: {
-          ...authorizationDecisionSchema.properties,
+          ...DECISION.properties,
           policyRevision: { type: 'integer', description: 'revision of the policy set that decided' },
           explanation: { type: 'array', items: { $ref: '#/components/schemas/MechanismExplanation' } },
+          defaultDecision: {
+            type: 'object',
+            description: "present only when no mechanism decided: the default that did, from the solution's settings or the pdp's `DEFAULT_DECISION`",
+            required: ['decision', 'source'],
+            properties: { decision: { enum: ['allow', 'inhibit'] }, source: { enum: ['solution', 'pdp'] } },
+          },
         },
       },
       MechanismExplanation: {

@@ -71,6 +71,15 @@ describe('decision log', () => {
     expect(JSON.stringify(line)).not.toMatch(/Mallory|carol/);
   });
 
+  it('says whose default decided when no mechanism did, right after `decided`', () => {
+    const { logger, lines } = memoryLogger('info');
+    logDecision(createDecisionLogger(logger), record({ decision: decision({ decided: false, defaultSource: 'solution' }) }));
+    const line = lines[0] ?? {};
+    expect(line).toMatchObject({ decided: false, defaultSource: 'solution' });
+    const keys = Object.keys(line);
+    expect(keys.indexOf('defaultSource')).toBe(keys.indexOf('decided') + 1);
+  });
+
   it('escapes whatever a client or policy put into its strings', () => {
     const { logger, lines } = memoryLogger('info');
     const odd = 'quote " backslash \\ tab \t newline \n nul \u0000 é 🙂';

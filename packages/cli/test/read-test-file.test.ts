@@ -34,7 +34,7 @@ tests:
       [path.join('policies', 'p.xml'), '../policies/p.xml', 1],
       [path.join('suite', 'local'), 'local', 1],
     ]);
-    expect(file.settings).toEqual({ defaultDecision: 'inhibit', timeZone: 'Europe/Berlin' });
+    expect(file.settings).toEqual({ defaultDecision: 'inhibit', timeZone: 'Europe/Berlin', solutions: new Map() });
     expect(file.pips).toEqual([
       { method: 'urn:info:acme:role', parameters: { user: 'ann' }, value: 'hr', fail: false },
       { method: 'urn:info:acme:role', parameters: null, value: undefined, fail: true },
@@ -63,7 +63,7 @@ tests:
 
   it('takes the pdp defaults when settings are left out', () => {
     const read = readTestFile('a.test.yaml', `policies: [p.xml]\ntests:\n  - { name: t, event: ${EVENT}, expect: { allowed: true } }\n`);
-    expect(read.ok && read.file.settings).toEqual({ defaultDecision: 'allow', timeZone: 'UTC' });
+    expect(read.ok && read.file.settings).toEqual({ defaultDecision: 'allow', timeZone: 'UTC', solutions: new Map() });
   });
 
   it('locates YAML syntax errors with the line and column of the yaml library', () => {

@@ -1,100 +1,15 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { EXPLAINED_DECISION_EXAMPLE } from '@custos/contracts';
 import { problemReply, startServer, type Reply, type TestServer } from './remote-support/http-server';
 import { loggedIn, runCli, tempConfig } from './remote-support/run-cli';
 
 const EVENT = '{ "actionId": { "scope": "acme", "action": "show" },\n  "timestamp": 1, "parameters": [] }\n';
 const decision = (eventAllowed: boolean) => ({ id: { identifier: 'urn:decision:1' }, eventAllowed, modifiers: [], delay: 0 });
 
-/** An explanation with a bit of everything the wire can carry (pdp-service routes/event.ts, wireExplanation). */
-const EXPLANATION = {
-  ...decision(true),
-  delay: 250,
-  policyRevision: 9,
-  modifiers: [
-    {
-      name: 'user',
-      expression: '$.name',
-      engine: [{ method: 'replace', parameters: [{ name: 'value', value: { value: '***', type: 'java.lang.String', isComplex: false } }] }],
-    },
-  ],
-  explanation: [
-    {
-      policyId: 'urn:policy:acme:mask',
-      mechanism: 0,
-      event: 'urn:action:acme:show',
-      branch: { kind: 'elseif', index: 0 },
-      conditions: [
-        { branch: 0, value: false },
-        { branch: 1, value: true },
-      ],
-      outcome: 'allow',
-      delayMs: 250,
-      modifiers: [
-        {
-          policyId: 'urn:policy:acme:mask',
-          name: 'user',
-          expression: '$.name',
-          engine: [{ method: 'replace', parameters: [{ name: 'value', value: { value: '***', type: 'java.lang.String', isComplex: false } }] }],
-          reason: 'names are private',
-        },
-      ],
-      executions: [{ action: 'urn:action:acme:notify', parameters: [{ name: 'to', value: { value: 'hr', type: 'java.lang.String', isComplex: false } }] }],
-      reason: null,
-      error: null,
-      values: [
-        {
-          element: 'equals',
-          condition: 0,
-          depth: 0,
-          operands: [
-            { source: 'event `user` at `$.id`', value: 'alice' },
-            { source: 'constant', value: 'bob' },
-          ],
-          value: false,
-        },
-        {
-          element: 'less',
-          condition: 1,
-          depth: 0,
-          operands: [
-            { source: 'plus', value: 5 },
-            { source: 'pip `urn:info:acme:limit`', value: 'x'.repeat(120) + '…', truncated: true },
-          ],
-          value: true,
-        },
-        { element: 'plus', condition: 1, depth: 1, operands: [{ source: 'count of `urn:action:acme:show`', value: 4 }, { source: 'constant', value: 1 }], value: 5 },
-      ],
-      pip: [
-        {
-          method: 'urn:info:acme:role',
-          parameters: [{ name: 'user', value: { value: 'u1', type: 'java.lang.String', isComplex: false } }],
-          value: { value: 'admin', type: 'java.lang.String', isComplex: false },
-          usedDefault: false,
-          cached: true,
-        },
-      ],
-      history: [
-        { element: 'count', action: 'urn:action:acme:show', span: { from: 0, to: 3_600_000 }, count: 4 },
-        { element: 'eventOccurrence', action: 'urn:action:acme:login', mode: 'first', occurrence: null },
-      ],
-    },
-    {
-      policyId: 'urn:policy:acme:limit',
-      mechanism: 1,
-      event: 'urn:action:acme:show',
-      branch: { kind: 'none' },
-      conditions: [{ branch: 0, value: null }],
-      outcome: 'error',
-      delayMs: 0,
-      modifiers: [],
-      executions: [],
-      reason: null,
-      error: 'the event history is unavailable',
-    },
-  ],
-};
+/** What the pdp's OpenAPI document shows as an explanation, with a bit of everything the wire can carry. */
+const EXPLANATION = EXPLAINED_DECISION_EXAMPLE;
 
 describe('decide and explain', () => {
   let pdp: TestServer;
@@ -163,7 +78,7 @@ describe('decide and explain', () => {
     expect(pdp.requests[0]).toMatchObject({ method: 'POST', url: '/event/explain', body: EVENT });
     expect(run.code).toBe(0);
     expect(run.out.split('\n')).toEqual([
-      'decision: allowed  urn:decision:1  (policy revision 9)',
+      'decision: allowed  urn:decision:019ac4a6-1f2e-7c3d-8e4f-5a6b7c8d9e0f  (policy revision 9)',
       'delay: 250 ms, modifiers: 1',
       '  user $.name: replace(value="***")',
       'policies',
@@ -203,6 +118,8 @@ describe('decide and explain', () => {
       'decision: inhibited  urn:decision:1  (policy revision 2)\ndelay: 0 ms, modifiers: none\nno deployed policy has a mechanism for this event; the default decision applied\n',
     );
     expect(tree.code).toBe(0);
+    reply = { json: { ...decision(false), explanation: [], policyRevision: 3, defaultDecision: { decision: 'inhibit', source: 'solution' } } };
+    expect((await cli(['explain', eventFile])).out.split('\n')[2]).toBe("no mechanism decided: the default decided, inhibit (the solution's setting)");
     reply = { json: EXPLANATION };
     expect(JSON.parse((await cli(['explain', eventFile, '--json'])).out)).toEqual(EXPLANATION);
   });

@@ -1,5 +1,5 @@
-import { createPolicySet, loadPolicy, outlinePolicy, type CompiledPolicy } from '@custos/policy-engine';
-import type { Event } from '@custos/contracts';
+import { createPolicySet, loadPolicy, outlinePolicy, type CompiledPolicy, type MechanismExplanation } from '@custos/policy-engine';
+import { EXPLAINED_DECISION_EXAMPLE, type Event } from '@custos/contracts';
 import { BranchCoverage, formatCoverage } from '../src/offline/testing/coverage';
 import type { LoadedPolicy } from '../src/offline/testing/load-policies';
 import { runTestCase } from '../src/offline/testing/run-test-case';
@@ -50,7 +50,7 @@ const MONDAY_9 = 1795424400000;
 const FILE: TestFile = {
   file: 'x.test.yaml',
   policies: [],
-  settings: { defaultDecision: 'allow', timeZone: 'UTC' },
+  settings: { defaultDecision: 'allow', timeZone: 'UTC', solutions: new Map() },
   pips: [{ method: 'urn:info:acme:role', parameters: null, value: 'staff', fail: false }],
   pxps: [],
   tests: [],
@@ -173,21 +173,7 @@ describe('playing a test', () => {
     ]);
     expect(formatExplanation([])).toEqual(['no mechanism matches the event: the default decision applies']);
     // A failed condition, not a missing else, leaves a mechanism without a branch.
-    const failed = formatExplanation([
-      {
-        policyId: 'urn:policy:acme:p',
-        mechanism: 0,
-        event: 'urn:action:acme:view',
-        branch: { kind: 'none' },
-        conditions: [{ branch: 0, value: null }],
-        outcome: 'error',
-        delayMs: 0,
-        modifiers: [],
-        executions: [],
-        reason: null,
-        error: 'the event history is unavailable',
-      },
-    ]);
-    expect(failed[0]).toBe('`urn:policy:acme:p` mechanism 1 (`urn:action:acme:view`): took no branch (a condition failed), outcome error');
+    const failed = formatExplanation([EXPLAINED_DECISION_EXAMPLE.explanation[1] as MechanismExplanation]);
+    expect(failed[0]).toBe('`urn:policy:acme:limit` mechanism 2 (`urn:action:acme:show`): took no branch (a condition failed), outcome error');
   });
 });

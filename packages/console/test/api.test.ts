@@ -110,3 +110,20 @@ describe('the place of a problem', () => {
     expect(error.errors.map(problemLine)).toEqual(['parameters[2].value: must have required property type']);
   });
 });
+
+test("a solution's settings are read and replaced at its path, the change's revision coming back", async () => {
+  const answers = [
+    { solution: 'acme', settings: {}, revision: 4 },
+    { solution: 'acme', settings: { defaultDecision: 'inhibit' }, revision: 5, changed: true },
+  ];
+  const { calls, fetchImpl } = recorder(() => new Response(JSON.stringify(answers.shift()), { headers: { 'Content-Type': 'application/json' } }));
+  const api = new ConsoleApi('tok', fetchImpl);
+  expect(await api.solutionSettings('acme')).toEqual({ solution: 'acme', settings: {}, revision: 4 });
+  expect(await api.setSolutionSettings('acme', { defaultDecision: 'inhibit' })).toMatchObject({ revision: 5, changed: true });
+  expect(calls.map((c) => [c.init?.method, c.url])).toEqual([
+    ['GET', '/ws/solutions/acme/settings'],
+    ['PUT', '/ws/solutions/acme/settings'],
+  ]);
+  expect(calls[1]?.init?.body).toBe('{"defaultDecision":"inhibit"}');
+  expect((calls[1]?.init?.headers as Record<string, string>)['Content-Type']).toBe('application/json');
+});

@@ -1,64 +1,30 @@
-import type { Modifier } from '@custos/contracts';
+import { EXPLAINED_DECISION_EXAMPLE, type Modifier } from '@custos/contracts';
 import type { ExplainedDecision } from '../src/web/logic/api';
 import { explanationTree, type TreeNode } from '../src/web/logic/explanation';
 
 const find = (node: TreeNode, label: string): TreeNode | undefined =>
   node.label === label ? node : node.children.map((child) => find(child, label)).find((n) => n !== undefined);
 
-const inhibited: ExplainedDecision = {
-  id: { identifier: 'urn:decision:1' },
-  eventAllowed: false,
-  modifiers: [],
-  delay: 0,
-  policyRevision: 3,
-  explanation: [
-    {
-      policyId: 'urn:policy:acme:p',
-      mechanism: 0,
-      event: 'urn:action:acme:show',
-      branch: { kind: 'elseif', index: 1 },
-      conditions: [
-        { branch: 0, value: false },
-        { branch: 1, value: true },
-      ],
-      outcome: 'inhibit',
-      delayMs: 250,
-      modifiers: [],
-      executions: [],
-      reason: 'no',
-      error: null,
-      pip: [{ method: 'urn:info:acme:role', parameters: [], value: { value: 'guest', type: 'java.lang.String', isComplex: false }, usedDefault: true, reason: 'timeout', cached: false }],
-      history: [{ element: 'count', action: 'urn:action:acme:show', span: { from: null, to: 0 }, count: 7 }],
-      values: [
-        {
-          element: 'equals',
-          condition: 0,
-          depth: 0,
-          operands: [
-            { source: 'event `user` at `$.id`', value: 'alice' },
-            { source: 'constant', value: 'bob' },
-          ],
-          value: false,
-        },
-      ],
-    },
-  ],
-};
+/** The example of the pdp's OpenAPI document: what the console must read as the pdp answers it. */
+const example = EXPLAINED_DECISION_EXAMPLE as ExplainedDecision;
 
-test('an inhibited decision: the branch, each condition, the delay, PIP answers and history counts', () => {
-  const tree = explanationTree(inhibited);
-  expect(tree).toMatchObject({ label: 'decision', value: 'inhibited', tone: 'inhibit' });
-  expect(find(tree, 'policy revision')?.value).toBe('3');
-  const mechanism = find(tree, 'urn:policy:acme:p · mechanism #1 (urn:action:acme:show)');
-  expect(mechanism).toMatchObject({ value: 'inhibit', tone: 'inhibit' });
-  // The engine counts branches from 0; people from 1: the second branch is `elseif #2`.
-  expect(find(tree, 'branch taken')?.value).toBe('elseif #2');
-  expect(find(tree, 'conditions')?.children.map((c) => [c.label, c.value])).toEqual([
+test('an explained decision: the branch, each condition with its nested values, the delay, PIP answers, history and executes', () => {
+  const tree = explanationTree(example);
+  expect(tree).toMatchObject({ label: 'decision', value: 'allowed', tone: 'allow' });
+  expect(find(tree, 'policy revision')?.value).toBe('9');
+  expect(find(tree, 'delay')?.value).toBe('250 ms');
+  const mechanism = find(tree, 'urn:policy:acme:mask · mechanism #1 (urn:action:acme:show)');
+  expect(mechanism).toMatchObject({ value: 'allow', tone: 'allow' });
+  // The engine counts branches from 0; people from 1: the first elseif is `elseif #1`.
+  expect(find(mechanism!, 'branch taken')?.value).toBe('elseif #1');
+  const conditions = find(mechanism!, 'conditions')?.children;
+  expect(conditions?.map((c) => [c.label, c.value])).toEqual([
     ['condition #1', 'false'],
     ['condition #2', 'true'],
   ]);
-  // Under the condition, the comparison with both of its values.
-  expect(find(tree, 'conditions')?.children[0]?.children).toEqual([
+  // Under each condition, the element it evaluated with its operands one per line; an inner element (the `plus`)
+  // under the outer one with its own operands, a long value marked cut short.
+  expect(conditions?.[0]?.children).toEqual([
     {
       label: 'equals',
       value: 'false',
@@ -68,11 +34,34 @@ test('an inhibited decision: the branch, each condition, the delay, PIP answers 
       ],
     },
   ]);
-  expect(find(tree, 'delay')?.value).toBe('0 ms');
+  expect(conditions?.[1]?.children).toEqual([
+    {
+      label: 'less',
+      value: 'true',
+      children: [
+        {
+          label: 'plus',
+          value: '5',
+          children: [
+            { label: 'count of urn:action:acme:show', value: '4', children: [] },
+            { label: 'constant', value: '1', children: [] },
+          ],
+        },
+        { label: 'pip urn:info:acme:limit', value: `"${'x'.repeat(120)}…" (cut short)`, children: [] },
+      ],
+    },
+  ]);
   expect(mechanism?.children.find((c) => c.label === 'delay')?.value).toBe('250 ms');
-  expect(find(tree, 'urn:info:acme:role')).toMatchObject({ value: 'guest', children: [{ label: 'default used', value: 'timeout' }] });
-  expect(find(tree, 'count of urn:action:acme:show')?.value).toBe('7 found');
-  expect(find(tree, 'reason')?.value).toBe('no');
+  expect(find(mechanism!, 'urn:info:acme:role')).toEqual({ label: 'urn:info:acme:role', value: 'admin', children: [] });
+  expect(find(mechanism!, 'count of urn:action:acme:show')?.value).toBe('4 found');
+  expect(find(mechanism!, 'eventOccurrence of urn:action:acme:login')?.value).toBe('none');
+  expect(find(mechanism!, 'executes (not run while explaining)')?.children).toEqual([{ label: 'execute', value: 'urn:action:acme:notify', children: [] }]);
+  expect(find(mechanism!, 'reason')).toBeUndefined();
+});
+
+test('a PIP answer that took its default says why', () => {
+  const answered = { ...example, explanation: [{ ...(example.explanation[0] as object), pip: [{ method: 'urn:info:acme:role', parameters: [], value: { value: 'guest', type: 'java.lang.String', isComplex: false }, usedDefault: true, reason: 'timeout', cached: false }] }] };
+  expect(find(explanationTree(answered), 'urn:info:acme:role')).toMatchObject({ value: 'guest', children: [{ label: 'default used', value: 'timeout' }] });
 });
 
 test('an allowed decision with a modifier shows its method and JSON-quoted arguments', () => {
@@ -90,11 +79,12 @@ test('an allowed decision with a modifier shows its method and JSON-quoted argum
 });
 
 test('a mechanism that failed shows its error', () => {
-  const failed = { ...inhibited, explanation: [{ ...(inhibited.explanation[0] as object), outcome: 'error', error: 'pip unreachable', branch: { kind: 'none' } }] };
-  const tree = explanationTree(failed);
-  expect(find(tree, 'error')).toMatchObject({ value: 'pip unreachable', tone: 'error' });
+  const failed = find(explanationTree(example), 'urn:policy:acme:limit · mechanism #2 (urn:action:acme:show)');
+  expect(failed).toMatchObject({ value: 'error', tone: 'error' });
+  expect(find(failed!, 'error')).toMatchObject({ value: 'the event history is unavailable', tone: 'error' });
   // A failed condition, not a missing else, left it without a branch.
-  expect(find(tree, 'branch taken')?.value).toBe('none (a condition failed)');
+  expect(find(failed!, 'branch taken')?.value).toBe('none (a condition failed)');
+  expect(find(failed!, 'conditions')?.children.map((c) => [c.label, c.value])).toEqual([['condition #1', 'error']]);
 });
 
 test('an operand that is itself compared or computed shows under its element, with its own operands', () => {

@@ -8,7 +8,7 @@ import {
   type AuthZenOptions,
   type EvaluationsSemantic,
 } from './authzen';
-import type { AuthorizationDecision } from './decision';
+import type { AuthorizationDecision } from './schemas';
 import type { Event, EventParameter } from './event';
 import { MAX_VALUE_DEPTH, nestsDeeperThan, type EventAction } from './event-codec';
 import type { ProblemError } from './problem';

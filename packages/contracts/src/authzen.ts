@@ -1,6 +1,6 @@
+import { Type, type Static } from '@sinclair/typebox';
 import { MAX_BATCH_ITEMS } from './batch';
-import { modifierSchema } from './schemas';
-import type { Modifier } from './decision';
+import { modifierType } from './schemas';
 
 /**
  * The OpenID AuthZEN Authorization API 1.0 (final) as the pdp speaks it: the information model (§5), the Access
@@ -86,24 +86,6 @@ export interface AccessEvaluationsRequest extends AuthZenEvaluation {
  * that does not understand it still gets a safe boolean: `decision` is true only when the event is allowed and
  * nothing in here has to be applied that the caller cannot apply.
  */
-export interface CustosDecisionContext {
-  /** The Custos decision id (`urn:decision:` + UUIDv7), the key of the decision log; when asked. */
-  decision_id?: string;
-  /** The revision of the policy set that decided (the `Policy-Revision` header); when asked. */
-  policy_revision?: number;
-  /** The modifiers the PEP must apply before releasing, as `POST /event` answers them; empty when denied. */
-  modifiers: Modifier[];
-  /** Milliseconds the PEP must wait before releasing (or dropping); 0 = none. */
-  delay_ms: number;
-  /** Why `decision` is false although the event was allowed (see AUTHZEN_REASONS). */
-  reason?: string;
-  /**
-   * The parameters that allowing modifiers aim at although the evaluation has no such parameter (only `subject`,
-   * `resource`, `action` and `context` exist): such a modifier cannot be applied, so the decision is `false`.
-   */
-  unmatched_parameters?: string[];
-}
-
 export const AUTHZEN_REASONS = {
   /** The event was allowed with modifiers, and the caller declared it cannot apply modifiers. */
   modifiersNotSupported: 'modifiers_not_supported',
@@ -117,27 +99,6 @@ export const AUTHZEN_REASONS = {
 export const AUTHZEN_DEFAULTS = ['deny', 'allow'] as const;
 export type AuthZenDefault = (typeof AUTHZEN_DEFAULTS)[number];
 
-/** §5.5 */
-export interface AuthZenDecision {
-  decision: boolean;
-  context?: CustosDecisionContext;
-}
-
-/** §7.2: one decision per evaluation, in order; shorter when a short-circuiting semantic stopped early. */
-export interface AccessEvaluationsResponse {
-  evaluations: AuthZenDecision[];
-}
-
-/** §9.1 */
-export interface PdpMetadata {
-  policy_decision_point: string;
-  access_evaluation_endpoint: string;
-  access_evaluations_endpoint?: string;
-  search_subject_endpoint?: string;
-  search_resource_endpoint?: string;
-  search_action_endpoint?: string;
-  capabilities?: string[];
-}
 
 /** Default paths of §10.1 and the well-known location of §9.2. */
 export const AUTHZEN_PATHS = {
@@ -243,37 +204,37 @@ export const accessEvaluationsRequestSchema = {
   additionalProperties: true,
 } as const;
 
-export const custosDecisionContextSchema = {
-  type: 'object',
-  required: ['modifiers', 'delay_ms'],
-  properties: {
-    decision_id: { type: 'string', pattern: '^urn:decision:[0-9a-f-]{36}$' },
-    policy_revision: { type: 'integer', minimum: 0 },
-    modifiers: { type: 'array', items: modifierSchema },
-    delay_ms: { type: 'integer', minimum: 0 },
-    reason: { type: 'string', enum: Object.values(AUTHZEN_REASONS) },
-    unmatched_parameters: { type: 'array', items: { type: 'string' } },
-  },
-} as const;
+export const custosDecisionContextSchema = Type.Object({
+  /** The Custos decision id (`urn:decision:` + UUIDv7), the key of the decision log; when asked. */
+  decision_id: Type.Optional(Type.String({ pattern: '^urn:decision:[0-9a-f-]{36}$' })),
+  /** The revision of the policy set that decided (the `Policy-Revision` header); when asked. */
+  policy_revision: Type.Optional(Type.Integer({ minimum: 0 })),
+  /** The modifiers the PEP must apply before releasing, as `POST /event` answers them; empty when denied. */
+  modifiers: Type.Array(modifierType),
+  /** Milliseconds the PEP must wait before releasing (or dropping); 0 = none. */
+  delay_ms: Type.Integer({ minimum: 0 }),
+  /** Why `decision` is false although the event was allowed (see AUTHZEN_REASONS). */
+  reason: Type.Optional(Type.Unsafe<string>({ type: 'string', enum: Object.values(AUTHZEN_REASONS) })),
+  /**
+   * The parameters that allowing modifiers aim at although the evaluation has no such parameter (only `subject`,
+   * `resource`, `action` and `context` exist): such a modifier cannot be applied, so the decision is `false`.
+   */
+  unmatched_parameters: Type.Optional(Type.Array(Type.String())),
+});
+export type CustosDecisionContext = Static<typeof custosDecisionContextSchema>;
 
-export const authzenDecisionSchema = {
-  type: 'object',
-  required: ['decision'],
-  properties: { decision: { type: 'boolean' }, context: custosDecisionContextSchema },
-} as const;
+/** §5.5 */
+export const authzenDecisionSchema = Type.Object({ decision: Type.Boolean(), context: Type.Optional(custosDecisionContextSchema) });
+export type AuthZenDecision = Static<typeof authzenDecisionSchema>;
 
-export const accessEvaluationsResponseSchema = {
-  type: 'object',
-  required: ['evaluations'],
-  properties: { evaluations: { type: 'array', items: authzenDecisionSchema } },
-} as const;
+/** §7.2: one decision per evaluation, in order; shorter when a short-circuiting semantic stopped early. */
+export const accessEvaluationsResponseSchema = Type.Object({ evaluations: Type.Array(authzenDecisionSchema) });
+export type AccessEvaluationsResponse = Static<typeof accessEvaluationsResponseSchema>;
 
-export const pdpMetadataSchema = {
-  type: 'object',
-  required: ['policy_decision_point', 'access_evaluation_endpoint'],
-  properties: {
-    policy_decision_point: { type: 'string' },
-    access_evaluation_endpoint: { type: 'string' },
-    access_evaluations_endpoint: { type: 'string' },
-  },
-} as const;
+/** §9.1, the endpoints this pdp offers (the search APIs are not offered, so their endpoints are absent). */
+export const pdpMetadataSchema = Type.Object({
+  policy_decision_point: Type.String(),
+  access_evaluation_endpoint: Type.String(),
+  access_evaluations_endpoint: Type.Optional(Type.String()),
+});
+export type PdpMetadata = Static<typeof pdpMetadataSchema>;

@@ -1,4 +1,4 @@
-import type { AuthorizationDecision } from './decision';
+import { Type, type Static } from '@sinclair/typebox';
 import type { Event } from './event';
 import { authorizationDecisionSchema, eventSchema } from './schemas';
 
@@ -10,9 +10,6 @@ export interface EventBatch {
   events: Event[];
 }
 
-export interface DecisionBatch {
-  decisions: AuthorizationDecision[];
-}
 
 /** Most items one batch request may carry (`POST /events`, `POST /access/v1/evaluations`); more is a 413. */
 export const MAX_BATCH_ITEMS = 100;
@@ -34,10 +31,7 @@ export const eventBatchSchema = {
   additionalProperties: true,
 } as const;
 
-export const decisionBatchSchema = {
-  type: 'object',
-  required: ['decisions'],
-  properties: {
-    decisions: { type: 'array', description: 'one decision per event, in the order of the events', items: authorizationDecisionSchema },
-  },
-} as const;
+export const decisionBatchSchema = Type.Object({
+  decisions: Type.Array(authorizationDecisionSchema, { description: 'one decision per event, in the order of the events' }),
+});
+export type DecisionBatch = Static<typeof decisionBatchSchema>;

@@ -1,5 +1,6 @@
 import { propagatedComponent } from './component-schema';
 import type { DeployedPolicy, PolicyChange } from './nats';
+import { wireSolutionSettings } from './solution-settings';
 import { isRecord, isRevision, utf8Decoder, utf8Encoder, wireDocument } from './wire';
 
 /** Bytes kept free below the server's max payload for headers and framing, by every sender of the protocol. */
@@ -35,6 +36,12 @@ export function parseChange(message: string | Uint8Array): PolicyChange | string
         : `change ${revision}: \`componentId\` must be a string`;
     case 'documents':
       return documentsChange(revision, value);
+    case 'settings': {
+      const settings = wireSolutionSettings(value.settings);
+      return typeof value.solution === 'string' && value.solution !== '' && settings !== undefined
+        ? { revision, type, solution: value.solution, settings }
+        : `change ${revision}: \`solution\` must be a solution and \`settings\` an object of known settings`;
+    }
     case 'resync':
       return { revision, type };
     default:

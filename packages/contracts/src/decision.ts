@@ -11,9 +11,4 @@ export interface Modifier {
   engine: [ModifierEngine];
 }
 
-export interface AuthorizationDecision {
-  id: { identifier: string };
-  eventAllowed: boolean;
-  modifiers: Modifier[];
-  delay: number;
-}
+// The answer of POST /event, `AuthorizationDecision`, is the type of `authorizationDecisionSchema` (schemas.ts).

@@ -1,4 +1,5 @@
-import type { AuthorizationDecision, Modifier } from './decision';
+import type { Modifier } from './decision';
+import type { AuthorizationDecision } from './schemas';
 import type { Event, EventParameter, ParameterValue } from './event';
 import type { ProblemError } from './problem';
 import { parseUrn } from './urns';

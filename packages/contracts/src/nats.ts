@@ -1,4 +1,5 @@
 import type { Component } from './component';
+import type { SolutionSettings, SolutionSettingsEntry } from './solution-settings';
 
 /**
  * Propagation of the deployed policy set from pap to pdp replicas (architecture.md §2).
@@ -82,6 +83,9 @@ export const deployedDocument = ({ id, xml, tree, deployedAt }: DeployedPolicy):
  * - `documents`: several policies and timers deployed (`deploy`) and revoked (`revoke`) at the one revision, from a
  *   change set (api.md §4): a receiver switches to all of them at once or to none. Senders use it only for two or
  *   more documents; a receiver that does not know it ignores it, sees the gap and fetches a snapshot;
+ * - `settings`: a solution's settings (its default decisions) replaced: `settings` holds every setting the solution
+ *   has now (an empty object: none, the pdp's own defaults apply). A receiver that does not know it ignores it, sees
+ *   the gap and fetches a snapshot, which carries the settings;
  * - `resync`: sent instead of any of the above when the message would be too large: receivers fetch a snapshot.
  */
 export type PolicyChange =
@@ -90,16 +94,19 @@ export type PolicyChange =
   | { revision: number; type: 'component'; component: Component }
   | { revision: number; type: 'unregister'; componentId: string }
   | { revision: number; type: 'documents'; deploy: DeployedPolicy[]; revoke: string[] }
+  | { revision: number; type: 'settings'; solution: string; settings: SolutionSettings }
   | { revision: number; type: 'resync' };
 
 /**
  * Everything deployed at one revision: policies and timers (`policies`, by id) and the registered PIP and PXP
- * components (`components`, by id). `components` may be absent in snapshots of older senders: read it as empty.
+ * components (`components`, by id), and the settings of every solution that has any (`settings`, by solution).
+ * `components` and `settings` may be absent in snapshots of older senders: read them as empty.
  */
 export interface PolicySnapshot {
   revision: number;
   policies: DeployedPolicy[];
   components?: Component[];
+  settings?: SolutionSettingsEntry[];
 }
 
 /**
@@ -118,7 +125,8 @@ export interface SnapshotChunk {
  * Format 2 of a snapshot answer, for requesters that ask for it (`SnapshotRequest.formats`): one message per run of
  * whole documents, the message's payload the UTF-8 JSON of this object (no base64, no cut inside a document), so a
  * receiver reads each message on its own and never holds the whole snapshot as text. Every part carries the
- * snapshot's `revision`; `components` come in part 0 only; `index` counts from 0 and `last` marks the final part.
+ * snapshot's `revision`; `components` and `settings` come in part 0 only; `index` counts from 0 and `last` marks the
+ * final part.
  */
 export interface SnapshotPart {
   format: 2;
@@ -127,6 +135,7 @@ export interface SnapshotPart {
   revision: number;
   policies: DeployedPolicy[];
   components?: Component[];
+  settings?: SolutionSettingsEntry[];
 }
 
 /**

@@ -1,6 +1,9 @@
+import { Type, type Static } from '@sinclair/typebox';
+import type { Modifier } from './decision';
+
 
 /**
- * JSON Schemas (draft 2020-12 subset that ajv compiles) of request bodies.
+ * JSON Schemas (draft 2020-12 subset that ajv compiles) of request bodies and of the decision.
  * They live here because they are part of the wire contract: the services validate with them and
  * their OpenAPI documents show them, so the two cannot drift apart.
  */
@@ -98,22 +101,21 @@ export const modifierSchema = {
   },
 } as const;
 
+/**
+ * A modifier as the schemas above state it, typed as the `Modifier` interface: its `engine` is a one-element tuple,
+ * which JSON Schema says as an array of one item (`minItems`/`maxItems`) and TypeBox only as `prefixItems`, which the
+ * OpenAPI tools and ajv's default draft read differently. So the interface stays, and this carries it into the
+ * TypeBox schemas of the answers below.
+ */
+export const modifierType = Type.Unsafe<Modifier>(modifierSchema);
+
 /** The answer of POST /event (api.md §3). */
-export const authorizationDecisionSchema = {
-  type: 'object',
-  required: ['id', 'eventAllowed', 'modifiers', 'delay'],
-  properties: {
-    id: {
-      type: 'object',
-      required: ['identifier'],
-      properties: { identifier: { type: 'string', pattern: '^urn:decision:[0-9a-f-]{36}$', description: '`urn:decision:` + UUIDv7' } },
-    },
-    eventAllowed: { type: 'boolean' },
-    modifiers: {
-      type: 'array',
-      description: 'one per `modify` of the allowing branches, ordered by policy id, mechanism, modify; empty when inhibited',
-      items: modifierSchema,
-    },
-    delay: { type: 'integer', minimum: 0, description: 'milliseconds the enforcement point waits before releasing or dropping the event' },
-  },
-} as const;
+export const authorizationDecisionSchema = Type.Object({
+  id: Type.Object({ identifier: Type.String({ pattern: '^urn:decision:[0-9a-f-]{36}$', description: '`urn:decision:` + UUIDv7' }) }),
+  eventAllowed: Type.Boolean(),
+  modifiers: Type.Array(modifierType, {
+    description: 'one per `modify` of the allowing branches, ordered by policy id, mechanism, modify; empty when inhibited',
+  }),
+  delay: Type.Integer({ minimum: 0, description: 'milliseconds the enforcement point waits before releasing or dropping the event' }),
+});
+export type AuthorizationDecision = Static<typeof authorizationDecisionSchema>;

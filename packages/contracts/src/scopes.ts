@@ -5,6 +5,8 @@ export const SCOPES = {
   componentRead: 'component:read',
   componentWrite: 'component:write',
   clientAdmin: 'client:admin',
+  /** Change a solution's settings (its default decisions): pap `PUT /ws/solutions/{solution}/settings`. */
+  solutionAdmin: 'solution:admin',
 } as const;
 
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];

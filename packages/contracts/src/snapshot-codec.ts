@@ -5,6 +5,7 @@ import { PAYLOAD_HEADROOM_BYTES } from './change-codec';
 import type { DeployedPolicy, PolicySnapshot, SnapshotChunk, SnapshotRequest } from './nats';
 import { SnapshotError } from './snapshot-error';
 import { SNAPSHOT_PARTS_FORMAT, SnapshotParts, encodeSnapshotParts, isSnapshotPart, type SnapshotDocumentSink } from './snapshot-parts';
+import { readSnapshotSettings } from './solution-settings';
 import { isRecord, isRevision, utf8Decoder, utf8Encoder, wireDocument } from './wire';
 
 export { SnapshotError };
@@ -59,7 +60,9 @@ export function parseSnapshot(text: string): PolicySnapshot {
     if (!policy) throw new SnapshotError(`snapshot policy ${index} must hold \`id\` and \`xml\` (and a \`tree\` only as an object, a \`deployedAt\` only as a revision)`);
     policies.push(policy);
   }
-  if (value.components === undefined) return { revision: value.revision, policies };
+  const snapshot: PolicySnapshot = { revision: value.revision, policies };
+  if (value.settings !== undefined) snapshot.settings = readSnapshotSettings(value.settings);
+  if (value.components === undefined) return snapshot;
   if (!Array.isArray(value.components)) throw new SnapshotError('snapshot `components` must be an array');
   const components: Component[] = [];
   for (const [index, item] of value.components.entries()) {
@@ -67,7 +70,7 @@ export function parseSnapshot(text: string): PolicySnapshot {
     if (!registered) throw new SnapshotError(`snapshot component ${index} must be a pip or pxp component`);
     components.push(registered);
   }
-  return { revision: value.revision, policies, components };
+  return { ...snapshot, components };
 }
 
 /**

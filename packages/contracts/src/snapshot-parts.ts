@@ -1,6 +1,7 @@
 import type { Component } from './component';
 import { propagatedComponent } from './component-schema';
 import type { DeployedPolicy, PolicySnapshot } from './nats';
+import { readSnapshotSettings, type SolutionSettingsEntry } from './solution-settings';
 import { SnapshotError } from './snapshot-error';
 import { isRecord, isRevision, utf8Encoder, wireDocument } from './wire';
 
@@ -28,8 +29,12 @@ export function encodeSnapshotParts(snapshot: PolicySnapshot, maxBytes: number):
   const head = (index: number) => `{"format":${SNAPSHOT_PARTS_FORMAT},"index":${index},"revision":${snapshot.revision},`;
   // The largest head and tail any part can have: index and `last` take their widest form.
   const frame = utf8Length(head(snapshot.policies.length)) + utf8Length(',"policies":[],"last":false}');
-  const components = snapshot.components === undefined ? '' : `"components":${JSON.stringify(snapshot.components)}`;
-  const firstRoom = maxBytes - frame - utf8Length(components) - 1;
+  // Part 0 carries the components and the settings, each followed by its comma.
+  const extras = [
+    snapshot.components === undefined ? '' : `"components":${JSON.stringify(snapshot.components)},`,
+    snapshot.settings === undefined ? '' : `"settings":${JSON.stringify(snapshot.settings)},`,
+  ].join('');
+  const firstRoom = maxBytes - frame - utf8Length(extras);
   if (firstRoom < 0) return undefined;
   const parts: string[][] = [[]];
   let room = firstRoom;
@@ -52,7 +57,7 @@ export function encodeSnapshotParts(snapshot: PolicySnapshot, maxBytes: number):
   }
   return parts.map((documents, index) => {
     const last = index === parts.length - 1;
-    const start = index === 0 && components !== '' ? `${head(index)}${components},` : head(index);
+    const start = index === 0 ? `${head(index)}${extras}` : head(index);
     return utf8Encoder.encode(`${start}"policies":[${documents.join(',')}],"last":${String(last)}}`);
   });
 }
@@ -68,6 +73,7 @@ export type SnapshotDocumentSink = (policies: DeployedPolicy[]) => void;
 export class SnapshotParts {
   private readonly policies: DeployedPolicy[] = [];
   private components: Component[] | undefined;
+  private settings: SolutionSettingsEntry[] | undefined;
   private revision: number | undefined;
   private next = 0;
   private done = false;
@@ -99,6 +105,10 @@ export class SnapshotParts {
     if (this.sink === undefined) for (const policy of read) this.policies.push(policy);
     else this.sink(read);
     if (message.components !== undefined) this.components = this.readComponents(message.components);
+    if (message.settings !== undefined) {
+      if (this.next !== 0) throw new SnapshotError(`snapshot part ${this.next} holds \`settings\`, which only part 0 may`);
+      this.settings = readSnapshotSettings(message.settings);
+    }
     this.next++;
     this.done = last;
     return last;
@@ -109,6 +119,7 @@ export class SnapshotParts {
     if (!this.done || this.revision === undefined) throw new SnapshotError('the snapshot is incomplete');
     const snapshot: PolicySnapshot = { revision: this.revision, policies: this.policies };
     if (this.components !== undefined) snapshot.components = this.components;
+    if (this.settings !== undefined) snapshot.settings = this.settings;
     return snapshot;
   }
 

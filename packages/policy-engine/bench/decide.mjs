@@ -7,42 +7,15 @@
 // `--json <file>` also writes the rows and the compile time as JSON (the suite's runner turns them into targets).
 import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { realisticPolicyXml } from './policies.mjs';
 
 const require = createRequire(import.meta.url);
 const engine = require('../dist/index.js');
 
-const NS = [
-  'xmlns="http://www.mydata-control.de/4.0/mydataLanguage"',
-  'xmlns:constant="http://www.mydata-control.de/4.0/constant"',
-  'xmlns:event="http://www.mydata-control.de/4.0/event"',
-  'xmlns:parameter="http://www.mydata-control.de/4.0/parameter"',
-].join(' ');
-
 const HOT = 'urn:action:bench:hot';
 const MATCHING = 10;
 
-/** A realistic mechanism: a few comparisons on event values (with simple JSONPaths), a modify and a delay. */
-function policyXml(index, action) {
-  return `<policy id="urn:policy:bench:p${String(index).padStart(5, '0')}" ${NS}>
-  <mechanism event="${action}">
-    <if>
-      <and>
-        <equals><event:string eventParameter="user" jsonPathQuery="$.role" default=""/><constant:string value="analyst"/></equals>
-        <less><event:number eventParameter="size" default="0"/><constant:number value="${1000 + index}"/></less>
-        <not><equals><event:string eventParameter="user" jsonPathQuery="$['name']" default=""/><constant:string value="mallory"/></equals></not>
-      </and>
-      <then>
-        <modify eventParameter="user" method="replace" jsonPathQuery="$.name"><parameter:string name="replaceWith" value="***"/></modify>
-        <delay amount="${index % 5}" unit="MILLISECONDS"/>
-      </then>
-    </if>
-    <elseif>
-      <equals><event:string eventParameter="tags" jsonPathQuery="$[0]" default=""/><constant:string value="secret"/></equals>
-      <then><inhibit reason="secret"/></then>
-    </elseif>
-  </mechanism>
-</policy>`;
-}
+const policyXml = (index, action) => realisticPolicyXml(index, action);
 
 function load(xml) {
   const outcome = engine.loadPolicy(xml);

@@ -10,6 +10,7 @@
 // written by each must be the same JSON (the wire format did not move), and the medians are printed side by side.
 import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
+import { namespaces, realisticPolicyXml } from './policies.mjs';
 
 const require = createRequire(import.meta.url);
 const argument = (name, fallback) => {
@@ -25,15 +26,7 @@ function engineAt(dir) {
   return { name: dir, engine: require(`${dist}/index.js`), reader: require(`${dist}/tree/read-tree.js`).readValidPolicy };
 }
 
-const NS = [
-  'xmlns="http://www.mydata-control.de/4.0/mydataLanguage"',
-  'xmlns:constant="http://www.mydata-control.de/4.0/constant"',
-  'xmlns:event="http://www.mydata-control.de/4.0/event"',
-  'xmlns:parameter="http://www.mydata-control.de/4.0/parameter"',
-  'xmlns:variable="http://www.mydata-control.de/4.0/variable"',
-  'xmlns:variableDeclaration="http://www.mydata-control.de/4.0/variableDeclaration"',
-  'xmlns:pip="http://www.mydata-control.de/4.0/pip"',
-].join(' ');
+const NS = namespaces(['variable', 'variableDeclaration', 'pip']);
 
 /** Three shapes of policy, varied by index so that literals differ as in a real deployment. */
 function policyXml(index) {
@@ -41,25 +34,7 @@ function policyXml(index) {
   const action = `urn:action:bench:a${index}`;
   switch (index % 3) {
     case 0:
-      return `<policy id="${id}" ${NS}>
-  <mechanism event="${action}">
-    <if>
-      <and>
-        <equals><event:string eventParameter="user" jsonPathQuery="$.role" default=""/><constant:string value="analyst"/></equals>
-        <less><event:number eventParameter="size" default="0"/><constant:number value="${1000 + index}"/></less>
-        <not><equals><event:string eventParameter="user" jsonPathQuery="$['name']" default=""/><constant:string value="mallory"/></equals></not>
-      </and>
-      <then>
-        <modify eventParameter="user" method="replace" jsonPathQuery="$.name"><parameter:string name="replaceWith" value="***"/></modify>
-        <delay amount="${index % 5}" unit="MILLISECONDS"/>
-      </then>
-    </if>
-    <elseif>
-      <equals><event:string eventParameter="tags" jsonPathQuery="$[0]" default=""/><constant:string value="secret"/></equals>
-      <then><inhibit reason="secret"/></then>
-    </elseif>
-  </mechanism>
-</policy>`;
+      return realisticPolicyXml(index, action, NS);
     case 1:
       return `<policy id="${id}" ${NS}>
   <variableDeclaration:number name="limit"><constant:number value="${index % 50}"/></variableDeclaration:number>

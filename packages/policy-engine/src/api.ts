@@ -87,6 +87,8 @@ export interface MechanismError {
 export interface DecideOptions {
   /** Decision when no mechanism decides (`DEFAULT_DECISION`). */
   defaultDecision: 'allow' | 'inhibit';
+  /** Who chose `defaultDecision` (the pdp says `solution` or `pdp`): echoed as `defaultSource` by a decision it answered. */
+  defaultSource?: string;
   /** IANA zone for date/time functions (`POLICY_TIMEZONE`). */
   timeZone: string;
   /** Collect an explanation (for /event/explain). */
@@ -196,6 +198,8 @@ export interface EngineDecision {
   allowed: boolean;
   /** False when no mechanism decided and the default applied. */
   decided: boolean;
+  /** When the default applied: the options' `defaultSource`, if they named one. */
+  defaultSource?: string;
   modifiers: EngineModifier[];
   delayMs: number;
   executions: PlannedExecution[];

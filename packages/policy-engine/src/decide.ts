@@ -43,6 +43,7 @@ export function decide(
       matchedPolicies: [],
       errors: [],
     };
+    if (options.defaultSource !== undefined) decision.defaultSource = options.defaultSource;
     if (explain) decision.explanation = [];
     return decision;
   }
@@ -99,6 +100,7 @@ function decision(
     matchedPolicies: [...policyIds],
     errors,
   };
+  if (!combined.decided && options.defaultSource !== undefined) result.defaultSource = options.defaultSource;
   if (explain) result.explanation = outcomes.map(explanationOf);
   return result;
 }

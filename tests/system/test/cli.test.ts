@@ -158,24 +158,25 @@ describe('the custos CLI walk-through of docs/cli.md', () => {
     expect(existsSync(cache)).toBe(false);
   }, 120_000);
 
-  it('points into the files the real services refuse, and says when a service cannot be reached', async () => {
-    const env = { ...process.env, CUSTOS_CONFIG_DIR: configDir };
-    const custos = async (args: string[], stdin?: string) => {
-      const child = execFile(process.execPath, [cli, ...args], { cwd: scratch, env });
-      child.stdin?.end(stdin ?? '');
-      let stdout = '';
-      let stderr = '';
-      child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-      child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-      return { code, stdout, stderr };
-    };
-    const pdpUrl = stack.pdps[0]?.url ?? '';
-    const login = await custos(
-      ['login', '--auth-url', stack.auth.url, '--pap-url', stack.pap.url, '--pdp-url', pdpUrl, '--client-id', 'admin', '--client-secret-stdin'],
+  /** The built command in the scratch folder, logged in through `configDir`. */
+  const custos = async (args: string[], stdin?: string) => {
+    const child = execFile(process.execPath, [cli, ...args], { cwd: scratch, env: { ...process.env, CUSTOS_CONFIG_DIR: configDir } });
+    child.stdin?.end(stdin ?? '');
+    let stdout = '';
+    let stderr = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    return { code, stdout, stderr };
+  };
+  const logIn = () =>
+    custos(
+      ['login', '--auth-url', stack.auth.url, '--pap-url', stack.pap.url, '--pdp-url', stack.pdps[0]?.url ?? '', '--client-id', 'admin', '--client-secret-stdin'],
       'change-me-now-0123\n',
     );
-    expect(login.code).toBe(0);
+
+  it('points into the files the real services refuse, and says when a service cannot be reached', async () => {
+    expect((await logIn()).code).toBe(0);
 
     // Line 3 holds an element the language does not have; pap says where, and the CLI names the file.
     await writeFile(
@@ -221,4 +222,18 @@ describe('the custos CLI walk-through of docs/cli.md', () => {
     const unreachable = await custos(['login', '--auth-url', closed, '--client-id', 'admin', '--client-secret', 'x']);
     expect(unreachable).toEqual({ code: 2, stdout: '', stderr: `error: cannot reach auth at ${closed}: connection refused\n` });
   }, 60_000);
+
+  it("sets a solution's default decision, which the next decide waits for and gets", async () => {
+    expect((await logIn()).code).toBe(0);
+    await writeFile(path.join(scratch, 'unmatched.json'), JSON.stringify({ actionId: { scope: 'acme', action: 'nothing-speaks-of-it' }, timestamp: 1, parameters: [] }));
+    const set = await custos(['solution', 'settings', 'acme', '--default-decision', 'inhibit']);
+    expect(set.code).toBe(0);
+    expect(set.stdout).toMatch(/^settings of acme changed \(policy revision \d+\)\ndefaultDecision: inhibit\nauthzenDefault: not set \(the pdp's PDP_AUTHZEN_DEFAULT\)\n$/);
+    // decide sends the revision just answered as Min-Policy-Revision: exit 1 is the inhibit, not a stale allow.
+    expect((await custos(['decide', 'unmatched.json'])).code).toBe(1);
+    const shown = await custos(['solution', 'settings', 'acme', '--json']);
+    expect(JSON.parse(shown.stdout)).toMatchObject({ solution: 'acme', settings: { defaultDecision: 'inhibit' } });
+    expect((await custos(['solution', 'settings', 'acme', '--default-decision', 'unset'])).code).toBe(0);
+    expect((await custos(['decide', 'unmatched.json'])).code).toBe(0);
+  }, 120_000);
 });

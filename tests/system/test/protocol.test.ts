@@ -171,6 +171,26 @@ describe.each<Transport>(['nats', 'in-process'])('the pap → pdp protocol over 
     await Promise.all([reached(first, next), reached(second, next)]);
     expect([(await decide(ends, first, 'share')).allowed, (await decide(ends, second, 'share')).allowed]).toEqual([false, false]);
   });
+
+  it("carries a solution's settings as a change to running replicas and in the snapshot of a new one", async () => {
+    const put = (settings: object) => call('PUT', `${ends.papUrl}/ws/solutions/acme/settings`, { token: ends.token, json: settings });
+    const inhibiting = await put({ defaultDecision: 'inhibit' });
+    expect(inhibiting.status).toBe(200);
+    const revision = Number(inhibiting.headers.get('policy-revision'));
+    // An action no policy mentions: decided by the default, now the solution's.
+    expect(await decide(ends, first, 'unmatched', revision)).toEqual({ allowed: false, revision });
+    const explained = await call('POST', `${first.url}/event/explain`, { token: ends.token, json: event('acme', 'unmatched') });
+    expect(explained.body).toMatchObject({ eventAllowed: false, defaultDecision: { decision: 'inhibit', source: 'solution' } });
+    const late = await ends.startPdp();
+    await reached(late, revision);
+    expect(await decide(ends, late, 'unmatched')).toEqual({ allowed: false, revision });
+
+    const cleared = await put({});
+    const back = Number(cleared.headers.get('policy-revision'));
+    expect(back).toBe(revision + 1);
+    expect(await decide(ends, late, 'unmatched', back)).toEqual({ allowed: true, revision: back });
+    expect(await decide(ends, first, 'unmatched', back)).toEqual({ allowed: true, revision: back });
+  });
 });
 
 describe('the pap → pdp protocol over nats, across a NATS restart', () => {

@@ -18,6 +18,20 @@ const formEndpointErrors = {
 };
 const CLIENT_AUTHENTICATION = [{ basic: [] }, {}];
 
+/**
+ * The form body of a client-authenticated endpoint: its own fields, then the client credentials it may carry instead
+ * of HTTP Basic, within the one size limit both share.
+ */
+const clientForm = (required: string[], fields: Record<string, object>) => ({
+  media: 'form' as const,
+  limit: TOKEN_BODY_LIMIT,
+  schema: {
+    type: 'object',
+    required,
+    properties: { ...fields, client_id: { type: 'string' }, client_secret: { type: 'string' } },
+  },
+});
+
 export const issueToken = authRoute({
   method: 'post',
   path: TOKEN_PATH,
@@ -31,20 +45,10 @@ export const issueToken = authRoute({
     '`Pragma: no-cache`; every error (405, 413 and 415 included) has the OAuth error form. Unknown clients and ' +
     `wrong secrets get the same answer in the same time. Bodies up to ${TOKEN_BODY_LIMIT} bytes.`,
   security: CLIENT_AUTHENTICATION,
-  body: {
-    media: 'form',
-    limit: TOKEN_BODY_LIMIT,
-    schema: {
-      type: 'object',
-      required: ['grant_type'],
-      properties: {
-        grant_type: { type: 'string', const: 'client_credentials', default: 'client_credentials' },
-        client_id: { type: 'string' },
-        client_secret: { type: 'string' },
-        scope: { type: 'string', description: `space separated subset of: ${ALL_SCOPES.join(' ')}` },
-      },
-    },
-  },
+  body: clientForm(['grant_type'], {
+    grant_type: { type: 'string', const: 'client_credentials', default: 'client_credentials' },
+    scope: { type: 'string', description: `space separated subset of: ${ALL_SCOPES.join(' ')}` },
+  }),
   responses: {
     200: jsonResponse('the token', ref('TokenResponse'), NO_STORE),
     400: oauthError('`invalid_request` (missing or repeated field, malformed Basic credentials, two authentication methods), `unsupported_grant_type`, or `invalid_scope`'),
@@ -66,20 +70,7 @@ export const revokeToken = authRoute({
     'answer never confirms whose a token is. A revoked token is refused by pap and pdp within about a second ' +
     '(they apply revocations published over NATS, and poll `/oauth/revocations`).',
   security: CLIENT_AUTHENTICATION,
-  body: {
-    media: 'form',
-    limit: TOKEN_BODY_LIMIT,
-    schema: {
-      type: 'object',
-      required: ['token'],
-      properties: {
-        token: { type: 'string' },
-        token_type_hint: { type: 'string', examples: ['access_token'] },
-        client_id: { type: 'string' },
-        client_secret: { type: 'string' },
-      },
-    },
-  },
+  body: clientForm(['token'], { token: { type: 'string' }, token_type_hint: { type: 'string', examples: ['access_token'] } }),
   responses: {
     200: { description: 'revoked, or nothing to revoke', headers: NO_STORE },
     400: oauthError('`invalid_request`: `token` missing, a field repeated, two authentication methods'),

@@ -4,6 +4,7 @@ import { withTransaction } from '@custos/service-kit';
 import { POLICY_TREE } from '../documents/policy-tree';
 import { listPropagatedComponents } from '../store/components';
 import { toNumber } from '../store/db';
+import { listSettings } from '../store/settings';
 import { deployedWith, type DocumentTree } from '../store/documents';
 
 /** Trees computed for a snapshot are written back this many rows per statement. */
@@ -11,9 +12,9 @@ const WRITE_BACK_BATCH = 500;
 
 /**
  * Everything the pdps decide with at one revision, read in one REPEATABLE READ snapshot so all parts agree:
- * deployed policies and deployed timers (one list, by id; `urn:policy:` sorts before `urn:timer:`) and the PIP and
- * PXP components (contracts/nats.ts). Policies travel with their compiled tree; a policy stored without a current
- * one gets it computed here and written back, so the next snapshot finds it.
+ * deployed policies and deployed timers (one list, by id; `urn:policy:` sorts before `urn:timer:`), the PIP and
+ * PXP components, and the solutions' settings (contracts/nats.ts). Policies travel with their compiled tree; a policy
+ * stored without a current one gets it computed here and written back, so the next snapshot finds it.
  */
 export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE): Promise<PolicySnapshot> {
   const computed: Array<{ id: string; xml: string; tree: Record<string, unknown> }> = [];
@@ -29,6 +30,7 @@ export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE
          ) deployed ORDER BY id COLLATE "C"`,
       );
       const components = await listPropagatedComponents(client);
+      const settings = await listSettings(client);
       const revision = state.rows[0]?.revision;
       if (revision === undefined) throw new Error('pap.state holds no revision');
       const policies = rows.rows.map(({ id, xml, tree, deployed_at, policy }): DeployedPolicy => {
@@ -39,7 +41,8 @@ export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE
         if (fresh !== null) computed.push({ id, xml, tree: fresh });
         return deployedWith(id, xml, fresh, deployedAt);
       });
-      return { revision: toNumber(revision), policies, components };
+      // Without settings the snapshot is what it was before solutions had any.
+      return { revision: toNumber(revision), policies, components, ...(settings.length === 0 ? {} : { settings }) };
     },
     { isolation: 'REPEATABLE READ', readOnly: true },
   );

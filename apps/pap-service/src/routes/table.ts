@@ -11,6 +11,7 @@ import { documentRoutes } from './document-routes';
 import { replicasRoute } from './replicas';
 import { timerScheduleRoute } from './timer-schedule';
 import { languageRoute, xsdRoute } from './schema';
+import { getSolutionSettings, putSolutionSettings } from './solution-settings';
 
 /**
  * Every operation of pap's API (api.md §4), once: the router, the request checks and the OpenAPI document all
@@ -28,4 +29,6 @@ export const PAP_ROUTES: ReadonlyArray<Route<RouteContext>> = [
   replicasRoute,
   languageRoute,
   xsdRoute,
+  getSolutionSettings,
+  putSolutionSettings,
 ];

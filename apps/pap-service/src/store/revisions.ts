@@ -1,19 +1,20 @@
 import type { PoolClient } from 'pg';
-import type { Component, DeployedPolicy, PolicyChange } from '@custos/contracts';
+import type { Component, DeployedPolicy, PolicyChange, SolutionSettings } from '@custos/contracts';
 import { onlyRow } from '@custos/service-kit';
 import { toNumber, type Queryable } from './db';
 
 /**
  * A change of what the pdps decide with, before it has a revision: a policy or timer deployed or revoked (the
- * id's kind tells which), several of them at once (a change set), or a PIP/PXP component registered or removed
- * (contracts/nats.ts).
+ * id's kind tells which), several of them at once (a change set), a PIP/PXP component registered or removed, or a
+ * solution's settings replaced (contracts/nats.ts).
  */
 export type PendingChange =
   | { type: 'deploy'; policy: DeployedPolicy }
   | { type: 'revoke'; policyId: string }
   | { type: 'documents'; deploy: DeployedPolicy[]; revoke: string[] }
   | { type: 'component'; component: Component }
-  | { type: 'unregister'; componentId: string };
+  | { type: 'unregister'; componentId: string }
+  | { type: 'settings'; solution: string; settings: SolutionSettings };
 
 /** The revision of the deployed set as committed right now. */
 export async function currentRevision(db: Queryable): Promise<number> {

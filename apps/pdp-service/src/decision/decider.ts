@@ -61,18 +61,27 @@ const fixedClock = (now: number): Clock => ({ now: () => now });
  * if it had been recorded; the engine itself never calls PXPs while explaining.
  */
 export class Decider {
-  private readonly options: DecideOptions;
-  private readonly explainOptions: DecideOptions;
+  /** The engine's options by where the default comes from (the pdp's, or a solution's allow or inhibit), and explain. */
+  private readonly variants: Record<'pdp' | DefaultDecision, { decide: DecideOptions; explain: DecideOptions }>;
   private readonly clock: Clock;
 
   constructor(private readonly deps: DeciderOptions) {
-    this.options = { defaultDecision: deps.defaultDecision, timeZone: deps.timeZone };
-    this.explainOptions = { ...this.options, explain: true };
+    const variant = (defaultDecision: DefaultDecision, defaultSource: 'pdp' | 'solution') => {
+      const decide: DecideOptions = { defaultDecision, defaultSource, timeZone: deps.timeZone };
+      return { decide, explain: { ...decide, explain: true } };
+    };
+    this.variants = { pdp: variant(deps.defaultDecision, 'pdp'), allow: variant('allow', 'solution'), inhibit: variant('inhibit', 'solution') };
     this.clock = deps.clock ?? SYSTEM_CLOCK;
   }
 
+  /**
+   * Decides with the default decision of the event's solution as the active set has it (the solution's settings), or
+   * the pdp's `DEFAULT_DECISION` when the solution set none; a decision the default answered says which
+   * (`defaultSource`).
+   */
   decide(active: ActivePolicySet, event: EngineEvent, solution: string, explain: boolean): EngineDecision | Promise<EngineDecision> {
-    const options = explain ? this.explainOptions : this.options;
+    const variant = this.variants[active.settings.get(solution)?.defaultDecision ?? 'pdp'];
+    const options = explain ? variant.explain : variant.decide;
     const plan = active.history.plan(event.action);
     if (plan === undefined) return decide(active.set, event, options);
     const ports = this.callPorts(active);
@@ -85,7 +94,7 @@ export class Decider {
       const history = plan.usesHistory ? this.deps.history?.reader(active.revision, active.deployments) : undefined;
       return decide(active.set, event, options, { ...ports, clock: this.clock, history });
     }
-    return this.recorded(active, plan, event, solution, ports);
+    return this.recorded(active, plan, event, solution, ports, options);
   }
 
   /**
@@ -111,23 +120,24 @@ export class Decider {
     event: EngineEvent,
     solution: string,
     ports: Pick<EvaluationPorts, 'pip' | 'pxp'>,
+    options: DecideOptions,
   ): Promise<EngineDecision> {
     const store = this.deps.history;
     const now = this.clock.now();
-    if (store === undefined) return decide(active.set, event, this.options, { ...ports, clock: fixedClock(now) });
+    if (store === undefined) return decide(active.set, event, options, { ...ports, clock: fixedClock(now) });
     let recorded: RecordedEvent;
     try {
       const keys = store.hasher.eventKeys(event.parameters, plan.filters);
       recorded = await store.batcher.record({ plan, revision: active.revision, solution, keys, now, deployments: active.deployments });
     } catch (error) {
       this.deps.logger.warn({ err: error, action: event.action }, 'event could not be recorded; history-using mechanisms fail closed');
-      return decide(active.set, event, this.options, { ...ports, clock: fixedClock(now), history: UNAVAILABLE_HISTORY });
+      return decide(active.set, event, options, { ...ports, clock: fixedClock(now), history: UNAVAILABLE_HISTORY });
     }
     const clock = fixedClock(recorded.at);
     // Deciding and the disk flush of the record overlap; the answer waits for both.
-    const [decision, durable] = await Promise.all([decide(active.set, event, this.options, { ...ports, clock, history: recorded.history }), recorded.durable]);
+    const [decision, durable] = await Promise.all([decide(active.set, event, options, { ...ports, clock, history: recorded.history }), recorded.durable]);
     if (durable) return decision;
     this.deps.logger.warn({ action: event.action }, 'event history record not confirmed on disk; decided again with history-using mechanisms failing closed');
-    return decide(active.set, event, this.options, { ...ports, clock, history: UNAVAILABLE_HISTORY });
+    return decide(active.set, event, options, { ...ports, clock, history: UNAVAILABLE_HISTORY });
   }
 }

@@ -33,7 +33,7 @@ export async function decideInOrder(
   decider: Decider,
   active: ActivePolicySet,
   events: readonly OrderedEvent[],
-  { stopAfter, slices }: { stopAfter?: (answer: AuthorizationDecision, decision: EngineDecision) => boolean; slices?: WorkSlices } = {},
+  { stopAfter, slices }: { stopAfter?: (answer: AuthorizationDecision, decision: EngineDecision, action: EventAction) => boolean; slices?: WorkSlices } = {},
 ): Promise<DecidedEvent[]> {
   const decided: DecidedEvent[] = [];
   const stored: Promise<void>[] = [];
@@ -43,7 +43,7 @@ export async function decideInOrder(
     // The executes of every item are stored side by side; the batch is answered once all of them are.
     if (execution !== undefined) stored.push(execution);
     decided.push({ action, decisionId, decision, answer, decidedAt: process.hrtime.bigint() });
-    if (stopAfter?.(answer, decision) === true) break;
+    if (stopAfter?.(answer, decision, action) === true) break;
     if (slices?.due() === true) await slices.next();
   }
   await Promise.all(stored);

@@ -61,11 +61,13 @@ export function decisionMembers(record: DecisionRecord): string {
     record.explain || decision.executions.length === 0
       ? '[]'
       : JSON.stringify(decision.executions.map((e) => ({ policyId: e.policyId, action: e.action })));
+  // Where the default decided: whose default it was (a solution's settings, or the pdp's own).
+  const defaultSource = decision.defaultSource === undefined ? '' : `"defaultSource":${jsonString(decision.defaultSource)},`;
   return (
     `"decisionId":${jsonString(record.decisionId)},"requestId":${jsonString(record.requestId)},` +
     `"clientId":${jsonString(record.clientId)},"action":${jsonString(record.action)},"solution":${jsonString(record.solution)},` +
     `"revision":${jsonNumber(record.revision)},"explain":${record.explain},"matchedPolicies":${jsonStrings(decision.matchedPolicies)},` +
-    `"allowed":${decision.allowed},"decided":${decision.decided},"modifiers":${decision.modifiers.length},` +
+    `"allowed":${decision.allowed},"decided":${decision.decided},${defaultSource}"modifiers":${decision.modifiers.length},` +
     `"delayMs":${jsonNumber(decision.delayMs)},"latencyUs":${jsonNumber(record.latencyUs)},"errors":${errors},` +
     `"plannedExecutions":${record.explain ? 0 : decision.executions.length},"executions":${executions}`
   );

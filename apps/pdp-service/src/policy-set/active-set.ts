@@ -4,6 +4,7 @@ import type { ComponentRegistry } from '../components/registry';
 import { buildHistoryIndex, EMPTY_HISTORY_INDEX, type HistoryIndex } from '../history/plan';
 import type { Deployments } from '../history/deployments';
 import type { FollowerMetrics } from '../metrics';
+import { NO_SETTINGS, type SettingsBySolution } from './solution-settings';
 
 /**
  * What decisions use at one revision: the compiled policies, the deployed timers, the PIP/PXP registry and the
@@ -17,6 +18,8 @@ export interface ActivePolicySet {
   readonly history: HistoryIndex;
   /** The revision at which each policy's current deployment began (pap's `deployedAt`), for those shipped with one. */
   readonly deployments: Deployments;
+  /** Each solution's settings (its default decisions); a solution without any decides with the pdp's own. */
+  readonly settings: SettingsBySolution;
 }
 
 /** What a new active set is made of (the set builder's product): its parts and the XML fingerprint of every document by id. */
@@ -28,6 +31,8 @@ export interface SetParts {
   readonly sources: ReadonlyMap<string, string>;
   /** `deployedAt` of each deployed policy shipped with one. */
   readonly deployments: Deployments;
+  /** The solutions' settings; absent: none. */
+  readonly settings?: SettingsBySolution;
 }
 
 /** Where the active set stands, for /status. */
@@ -120,6 +125,7 @@ export class ActiveSet {
       components: parts.components,
       history,
       deployments: parts.deployments,
+      settings: parts.settings ?? NO_SETTINGS,
     };
     this.current = next;
     this.currentSources = parts.sources;

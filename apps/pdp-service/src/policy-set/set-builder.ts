@@ -14,6 +14,7 @@ import { compileTimer } from '../timers/schedule';
 import type { Deployments } from '../history/deployments';
 import type { SetFailure, SetParts } from './active-set';
 import { fingerprint } from './fingerprint';
+import { settingsOfSnapshot, withSettings, NO_SETTINGS } from './solution-settings';
 
 /** A compiled document, or why it is not one. */
 type Compiled<T> = { ok: true; value: T } | { ok: false; problems: string[] };
@@ -97,7 +98,7 @@ export class SetBuilder {
   }
 
   /**
-   * The parts after one change (deploy, revoke, documents, component or unregister) of `active`; undefined when a
+   * The parts after one change (deploy, revoke, documents, component, unregister or settings) of `active`; undefined when a
    * deployed document does not compile (for `documents`: any one of them, so none of them takes effect).
    */
   applyChange(active: SetParts, change: Exclude<PolicyChange, { type: 'resync' }>): SetParts | undefined {
@@ -106,6 +107,8 @@ export class SetBuilder {
         return { ...active, components: active.components.with(change.component) };
       case 'unregister':
         return { ...active, components: active.components.without(change.componentId) };
+      case 'settings':
+        return { ...active, settings: withSettings(active.settings ?? NO_SETTINGS, change.solution, change.settings) };
       case 'revoke':
         return revoked(active, change.policyId);
       case 'deploy':
@@ -146,7 +149,7 @@ export class SetBuilder {
   /**
    * A snapshot build that takes documents as they arrive (`add`, e.g. one snapshot part at a time), so each is
    * compiled while the next parts travel and its parsed form dies young; `finish` takes the rest and the snapshot's
-   * revision and components. Reuse is decided against `active`, the set active when the build began.
+   * revision, components and settings. Reuse is decided against `active`, the set active when the build began.
    */
   startSnapshot(active: SetParts | undefined): SnapshotBuild {
     return new SnapshotBuild(this.compilers, active, (failure) => this.options.onFailure(failure));
@@ -211,7 +214,8 @@ export class SnapshotBuild {
     if (cancelled()) return undefined;
     const components = new ComponentRegistry(new Map((snapshot.components ?? []).map((c) => [c.id.identifier, c])));
     const set = this.policies.size === 0 ? emptyPolicySet() : createPolicySet([...this.policies.values()]);
-    const parts: SetParts = { set, timers: this.timers, components, sources: this.sources, deployments: this.deployments };
+    const settings = settingsOfSnapshot(snapshot.settings);
+    const parts: SetParts = { set, timers: this.timers, components, sources: this.sources, deployments: this.deployments, settings };
     // The log line has always counted policies only.
     return { parts, compiled: this.compiled, reused: this.reused };
   }

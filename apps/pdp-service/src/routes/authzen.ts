@@ -47,9 +47,10 @@ const validateEvaluations: BodyValidator<AccessEvaluationsRequest> = compileVali
  * (contracts' parseAuthZenRequest: each distinct object checked once, each evaluation within the single-call size,
  * docs/api.md "AuthZEN") and decided as POST /event decides it, in request order, against one active set. The whole
  * request is checked before anything is decided. A request identifier the PEP sends in `X-Request-ID` comes back
- * unchanged (§10.1.3). Unlike POST /event, an action no deployed mechanism reacts to answers the AuthZEN default (deny
- * unless `PDP_AUTHZEN_DEFAULT=allow`), as AuthZEN PEPs expect; the answer carries a `context` only when the PEP must
- * act on it or `options.custos_context` asks for it, and the decision ids go in the `Custos-Decision-Id` header.
+ * unchanged (§10.1.3). Unlike POST /event, an action no deployed mechanism reacts to answers the AuthZEN default (the
+ * solution's `authzenDefault` setting, else `PDP_AUTHZEN_DEFAULT`, deny unless set to allow), as AuthZEN PEPs expect;
+ * the answer carries a `context` only when the PEP must act on it or `options.custos_context` asks for it, and the
+ * decision ids go in the `Custos-Decision-Id` header.
  */
 export function createAuthZenHandlers(deps: AuthZenRouteDeps): { evaluation: BatchHandler; evaluations: BatchHandler } {
   const { logger, metrics, verifier, policies, decider, admission } = deps;
@@ -88,23 +89,29 @@ export function createAuthZenHandlers(deps: AuthZenRouteDeps): { evaluation: Bat
         const semantic = semanticOf(options);
         const answerOptions = {
           revision: active.revision,
-          defaultDecision: deps.authzenDefault ?? 'deny',
           canApplyModifiers: modifiersSupported(options),
           fullContext: fullContextAsked(options),
         };
-        const authzen = (answer: AuthorizationDecision, decision: EngineDecision): AuthZenDecision =>
-          toAuthZenDecision(answer, { ...answerOptions, decided: decision.decided });
+        // The AuthZEN default of each evaluation's solution: its settings' `authzenDefault`, else the pdp's.
+        const ownDefault = (solution: string) => active.settings.get(solution)?.authzenDefault;
+        const defaultOf = (solution: string): AuthZenDefault => ownDefault(solution) ?? deps.authzenDefault ?? 'deny';
+        const authzen = (answer: AuthorizationDecision, decision: EngineDecision, solution: string): AuthZenDecision =>
+          toAuthZenDecision(answer, { ...answerOptions, defaultDecision: defaultOf(solution), decided: decision.decided });
         const decided = await decideInOrder(decider, active, events, {
-          stopAfter: (answer, decision) => evaluationStops(semantic, authzen(answer, decision).decision),
+          stopAfter: (answer, decision, action) => evaluationStops(semantic, authzen(answer, decision, action.solution).decision),
           slices,
         });
-        const decisions = decided.map((item) => authzen(item.answer, item.decision));
+        const decisions = decided.map((item) => authzen(item.answer, item.decision, item.action.solution));
         const answer: AuthZenDecision | AccessEvaluationsResponse = parsed.value.single && decisions[0] !== undefined ? decisions[0] : { evaluations: decisions };
         const decisionIds = decided.map((item) => item.decisionId).join(', ');
         writeDecisionAnswer(res, JSON.stringify(answer), active.revision, answeredId, { [HEADERS.decisionId]: decisionIds });
-        // The log and the metrics say what was answered where the AuthZEN default, not DEFAULT_DECISION, decided.
-        const byDefault = answerOptions.defaultDecision === 'allow';
-        const answered = decided.map((item) => (item.decision.decided ? item : { ...item, decision: { ...item.decision, allowed: byDefault } }));
+        // The log and the metrics say what was answered, and whose default it was, where the AuthZEN default decided.
+        const answered = decided.map((item) => {
+          if (item.decision.decided) return item;
+          const { solution } = item.action;
+          const defaultSource = ownDefault(solution) === undefined ? 'pdp' : 'solution';
+          return { ...item, decision: { ...item.decision, allowed: defaultOf(solution) === 'allow', defaultSource } };
+        });
         recordBatch(decisionLog, metrics, answered, { route, requestId, clientId: principal.clientId, revision: active.revision, started });
       } catch (error) {
         const problem = answerFailure(req, res, error, logger, requestId, answeredId);

@@ -67,6 +67,10 @@ export interface DecisionRouteDeps {
 
 export type DecisionHandler = (req: IncomingMessage, res: ServerResponse, explain: boolean) => void;
 
+/** In an explanation, when no mechanism decided: the default that did, and whose it was (the solution's or the pdp's). */
+const defaultOf = (decision: EngineDecision) =>
+  decision.defaultSource === undefined ? {} : { defaultDecision: { decision: decision.allowed ? 'allow' : 'inhibit', source: decision.defaultSource } };
+
 /**
  * The explanation as the wire shows it: the engine's, with modifier and execute parameters typed like a decision's,
  * plus what the ports answered where a mechanism asked: `pip` (answers, whether the default was used and whether
@@ -217,7 +221,7 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     const { explain, requestId } = call;
     const { decision } = done;
     const text = JSON.stringify(
-      explain ? { ...done.answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision } : done.answer,
+      explain ? { ...done.answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision, ...defaultOf(decision) } : done.answer,
     );
     writeDecisionAnswer(call.res, text, active.revision, requestId);
     release(call);

@@ -5,9 +5,10 @@ import { processContext, type RemoteContext } from './context';
 import { registerDecisionCommands } from './decision-commands';
 import { registerDocumentCommands } from './document-commands';
 import { registerLoginCommands } from './login-commands';
+import { registerSolutionCommands } from './solution-commands';
 
 /**
- * `custos login`, the management commands, `decide`, `explain` and `apply`. The context is the real process unless
+ * `custos login`, the management commands (documents, components, solution settings), `decide`, `explain` and `apply`. The context is the real process unless
  * a test passes its own.
  */
 export function registerRemoteCommands(program: Command, context: RemoteContext = processContext()): void {
@@ -16,5 +17,6 @@ export function registerRemoteCommands(program: Command, context: RemoteContext 
   registerComponentCommands(program, context);
   registerDocumentCommands(program, 'timer', context);
   registerDecisionCommands(program, context);
+  registerSolutionCommands(program, context);
   registerApplyCommand(program, context);
 }

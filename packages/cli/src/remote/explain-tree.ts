@@ -145,6 +145,14 @@ function render(tree: Tree, prefix: string, last: boolean, lines: string[]): voi
   tree.children.forEach((child, index) => render(child, inner, index === tree.children.length - 1, lines));
 }
 
+/** `defaultDecision` (present when no mechanism decided): which default it was and whose. */
+function defaultText(value: unknown): string | undefined {
+  const d = asObject(value);
+  if (typeof d.decision !== 'string') return undefined;
+  const whose = d.source === 'solution' ? "the solution's setting" : d.source === 'pdp' ? "the pdp's DEFAULT_DECISION" : text(d.source);
+  return `no mechanism decided: the default decided, ${d.decision} (${whose})`;
+}
+
 export function explainTree(answer: unknown): string[] {
   const a = asObject(answer);
   const lines = [
@@ -154,6 +162,8 @@ export function explainTree(answer: unknown): string[] {
   const modifiers = asArray(a.modifiers);
   lines.push(`delay: ${typeof a.delay === 'number' ? a.delay : 0} ms, modifiers: ${modifiers.length === 0 ? 'none' : modifiers.length}`);
   for (const modifier of modifiers) lines.push(`  ${modifierText(modifier)}`);
+  const byDefault = defaultText(a.defaultDecision);
+  if (byDefault !== undefined) lines.push(byDefault);
 
   const byPolicy = new Map<string, Json[]>();
   for (const entry of asArray(a.explanation)) {

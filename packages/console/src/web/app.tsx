@@ -6,6 +6,7 @@ import { DocumentsPage } from './pages/documents';
 import { PlaygroundPage } from './pages/playground';
 import { ReplicasPage } from './pages/replicas';
 import { SignIn } from './pages/sign-in';
+import { SolutionsPage } from './pages/solutions';
 import { hrefOf, useRoute } from './router';
 import type { ConsoleContext } from './context';
 
@@ -15,6 +16,7 @@ const PAGES: ReadonlyArray<{ page: string; title: string }> = [
   { page: 'components', title: 'Components' },
   { page: 'playground', title: 'Playground' },
   { page: 'replicas', title: 'Replicas' },
+  { page: 'solutions', title: 'Solutions' },
 ];
 
 export function App() {
@@ -102,6 +104,8 @@ function Page({ route, ctx }: { route: { page: string; rest: string }; ctx: Cons
       return <PlaygroundPage ctx={ctx} />;
     case 'replicas':
       return <ReplicasPage ctx={ctx} />;
+    case 'solutions':
+      return <SolutionsPage ctx={ctx} />;
     default:
       return (
         <p>

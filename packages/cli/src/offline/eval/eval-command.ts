@@ -7,6 +7,7 @@ import { show } from '../testing/compare';
 import { readInstant } from '../testing/instant';
 import { PolicyCache } from '../testing/load-policies';
 import { playEvent, type Scene } from '../testing/play-event';
+import { DEFAULT_SETTINGS } from '../testing/read-test-file';
 import { outcomeOf } from '../testing/run-test-case';
 import { formatExplanation } from '../testing/trace';
 import { readEvalContext, readEvalEvent, type EventSource } from './eval-input';
@@ -43,7 +44,7 @@ export async function runEval(options: EvalOptions, output: Output, readStdin: (
   if (!event.ok) return fail(event.problems);
 
   // Without a context: the pdp's defaults, no stubs (a pip takes its default), an empty history.
-  let scene: Omit<Scene, 'event'> = { settings: { defaultDecision: 'allow', timeZone: 'UTC' }, pips: [], pxps: [], history: [] };
+  let scene: Omit<Scene, 'event'> = { settings: DEFAULT_SETTINGS, pips: [], pxps: [], history: [] };
   if (options.context !== null) {
     const text = readText(options.context, readStdin);
     if (typeof text !== 'string') return fail([text]);

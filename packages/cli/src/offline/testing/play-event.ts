@@ -21,6 +21,9 @@ export interface Played {
   explanation: MechanismExplanation[];
 }
 
+/** The solution of an action URN (`urn:action:<solution>:<name>`). */
+const solutionOf = (action: string): string => action.split(':')[2] ?? '';
+
 /**
  * Plays an event as the pdp would see it: a fresh event history; each `history` event, in time order, is recorded
  * (when some policy counts its action) and decided at its own timestamp, so `valueChanged` state builds up as it
@@ -38,7 +41,12 @@ export async function playEvent(scene: Scene, set: PolicySet, recordedActions: R
  * `playEvent` does: the events a timer fires at one tick, which the pdp decides in turn.
  */
 export async function playEvents(scene: Omit<Scene, 'event'>, events: readonly Event[], set: PolicySet, recordedActions: ReadonlySet<string>): Promise<Played[]> {
-  const options: DecideOptions = { defaultDecision: scene.settings.defaultDecision, timeZone: scene.settings.timeZone };
+  const { settings } = scene;
+  // As the pdp decides: with the default of the action's solution when its settings have one, else the pdp's.
+  const options = (action: string): DecideOptions => ({
+    defaultDecision: settings.solutions.get(solutionOf(action))?.defaultDecision ?? settings.defaultDecision,
+    timeZone: settings.timeZone,
+  });
   const history = createMemoryHistory();
   const pip = stubPip(scene.pips);
   const ports = (now: number, calls: PxpCall[] | null): EvaluationPorts => ({ history, pip, pxp: stubPxp(scene.pxps, calls), clock: { now: () => now } });
@@ -47,16 +55,16 @@ export async function playEvents(scene: Omit<Scene, 'event'>, events: readonly E
   for (const past of earlier) {
     const event = engineEventOf(past);
     if (recordedActions.has(event.action)) history.record(event.action, event.timestamp, event.parameters);
-    await decide(set, event, options, ports(event.timestamp, null));
+    await decide(set, event, options(event.action), ports(event.timestamp, null));
   }
 
   const played: Played[] = [];
   for (const wire of events) {
     const event = engineEventOf(wire);
     if (recordedActions.has(event.action)) history.record(event.action, event.timestamp, event.parameters);
-    const explained = await decide(set, event, { ...options, explain: true }, ports(event.timestamp, null));
+    const explained = await decide(set, event, { ...options(event.action), explain: true }, ports(event.timestamp, null));
     const calls: PxpCall[] = [];
-    const decision = await decide(set, event, options, ports(event.timestamp, calls));
+    const decision = await decide(set, event, options(event.action), ports(event.timestamp, calls));
     played.push({ decision, calls, explanation: explained.explanation ?? [] });
   }
   return played;

@@ -7,7 +7,7 @@ import { readExpectation } from './read-expectation';
 import { readTick, readTickExpectation } from './read-tick';
 import { Shape } from './shape';
 import { expandTable } from './table';
-import type { PipStub, PxpStub, TestCase, TestFile, TestSettings } from './test-file';
+import type { ExpectedExecute, ExpectedModifier, ExpectedParameter, Expectation, PipStub, PxpStub, SolutionTestSettings, TestCase, TestFile, TestSettings } from './test-file';
 import { readWireEvent } from './wire-event';
 import { formatPath, readYaml, type PathSegment, type Position } from './yaml-source';
 
@@ -21,14 +21,20 @@ type Locate = (path: readonly PathSegment[]) => Position | undefined;
 /**
  * Reads a `*.test.yaml` file: YAML syntax first (located by the yaml library), then its shape, reporting every
  * problem with its path inside the file (`tests[2].expect.allowed`) and where it is written. Fixture files it
- * `include`s are read with `readText` (relative to the test file); their problems are located in them.
+ * `include`s are read with `readText` (relative to the test file); their problems are located in them. Its `settings`
+ * apply over `base` (those of the folder's `custos.settings.yaml`, if any).
  */
-export function readTestFile(file: string, text: string, readText: (file: string) => string = (name) => readFileSync(name, 'utf8')): TestFileRead {
+export function readTestFile(
+  file: string,
+  text: string,
+  base: TestSettings = DEFAULT_SETTINGS,
+  readText: (file: string) => string = (name) => readFileSync(name, 'utf8'),
+): TestFileRead {
   const yaml = readYaml(text, [FIXTURE_TAG]);
   if (!yaml.ok) return { ok: false, problems: yaml.problems.map((problem) => ({ file, ...problem })) };
   const shape = new Shape(yaml.source.locate);
   const included: LocatedProblem[] = [];
-  const parsed = readRoot(yaml.source.value, file, shape, yaml.source.locate, (list) => readIncludes(list, file, shape, readText, included));
+  const parsed = readRoot(yaml.source.value, file, shape, yaml.source.locate, base, (list) => readIncludes(list, file, shape, readText, included));
   if (parsed === undefined || shape.problems.length > 0 || included.length > 0) return { ok: false, problems: [...included, ...problemsOf(file, shape)] };
   return { ok: true, file: parsed };
 }
@@ -75,7 +81,14 @@ function readIncludes(value: unknown, file: string, shape: Shape, readText: (fil
   return fixtures;
 }
 
-function readRoot(value: unknown, file: string, shape: Shape, locate: Locate, include: (list: unknown) => FixtureSet): TestFile | undefined {
+function readRoot(
+  value: unknown,
+  file: string,
+  shape: Shape,
+  locate: Locate,
+  base: TestSettings,
+  include: (list: unknown) => FixtureSet,
+): TestFile | undefined {
   if (value === null || value === undefined) return shape.fail([], 'the file is empty; it needs `policies` and `tests`');
   const root = shape.record(value, [], { required: ['policies', 'tests'], optional: ['settings', 'pips', 'pxps', 'include', 'fixtures'] });
   if (root === undefined) return undefined;
@@ -89,7 +102,7 @@ function readRoot(value: unknown, file: string, shape: Shape, locate: Locate, in
   });
   const fixtures = include(root.include);
   if (root.fixtures !== undefined) fixtures.read(root.fixtures, ['fixtures'], shape, file, locate);
-  const settings = readSettings(root.settings, shape);
+  const settings = readSettings(root.settings, shape, base);
   const filePips = root.pips === undefined ? undefined : fixtures.resolve(root.pips, ['pips'], shape);
   const filePxps = root.pxps === undefined ? undefined : fixtures.resolve(root.pxps, ['pxps'], shape);
   const pips = filePips === undefined ? [] : readPips(filePips, ['pips'], shape);
@@ -131,24 +144,67 @@ function readRoot(value: unknown, file: string, shape: Shape, locate: Locate, in
   return { file, policies, settings, pips, pxps, tests };
 }
 
-export function readSettings(value: unknown, shape: Shape): TestSettings | undefined {
-  const settings: TestSettings = { defaultDecision: 'allow', timeZone: 'UTC' };
+/** The settings of a test with none written anywhere: the pdp's defaults, no solution settings. */
+export const DEFAULT_SETTINGS: TestSettings = { defaultDecision: 'allow', timeZone: 'UTC', solutions: new Map() };
+
+const SOLUTION = /^[a-z0-9._-]+$/;
+
+/**
+ * A `settings` mapping (of a test file, `eval --context`, or a folder's `custos.settings.yaml`, whose root it is:
+ * `at` = []) over `base`: each field given replaces base's, each solution under `solutions` replaces base's entry of
+ * that solution.
+ */
+export function readSettings(value: unknown, shape: Shape, base: TestSettings = DEFAULT_SETTINGS, at: readonly PathSegment[] = ['settings']): TestSettings | undefined {
+  const settings: TestSettings = { ...base };
   if (value === undefined) return settings;
-  const record = shape.record(value, ['settings'], { optional: ['defaultDecision', 'timeZone'] });
+  const record = shape.record(value, at, { optional: ['defaultDecision', 'timeZone', 'solutions'] });
   if (record === undefined) return undefined;
   let ok = true;
   if (record.defaultDecision !== undefined) {
-    const decision = shape.oneOf(record.defaultDecision, ['settings', 'defaultDecision'], ['allow', 'inhibit'] as const);
+    const decision = shape.oneOf(record.defaultDecision, [...at, 'defaultDecision'], ['allow', 'inhibit'] as const);
     if (decision === undefined) ok = false;
     else settings.defaultDecision = decision;
   }
   if (record.timeZone !== undefined) {
-    const zone = shape.string(record.timeZone, ['settings', 'timeZone'], { nonEmpty: true });
-    if (zone !== undefined && !isTimeZone(zone)) shape.fail(['settings', 'timeZone'], `\`${zone}\` is not an IANA time zone`);
+    const zone = shape.string(record.timeZone, [...at, 'timeZone'], { nonEmpty: true });
+    if (zone !== undefined && !isTimeZone(zone)) shape.fail([...at, 'timeZone'], `\`${zone}\` is not an IANA time zone`);
     if (zone === undefined || !isTimeZone(zone)) ok = false;
     else settings.timeZone = zone;
   }
+  if (record.solutions !== undefined) {
+    const solutions = readSolutions(record.solutions, shape, [...at, 'solutions']);
+    if (solutions === undefined) ok = false;
+    else settings.solutions = new Map([...base.solutions, ...solutions]);
+  }
   return ok ? settings : undefined;
+}
+
+/** `solutions: {acme: {defaultDecision: inhibit}}`: each solution's settings as pap holds them (`custos solution settings`). */
+function readSolutions(value: unknown, shape: Shape, at: readonly PathSegment[]): Map<string, SolutionTestSettings> | undefined {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return shape.fail(at, 'must be a mapping of solutions to their settings');
+  const record = value as Record<string, unknown>;
+  const solutions = new Map<string, SolutionTestSettings>();
+  let ok = true;
+  for (const [solution, item] of Object.entries(record)) {
+    if (!SOLUTION.test(solution)) {
+      shape.fail([...at, solution], `\`${solution}\` is not a solution name (lower-case letters, digits, \`.\`, \`_\`, \`-\`)`);
+      ok = false;
+      continue;
+    }
+    const entry = shape.record(item, [...at, solution], { optional: ['defaultDecision'] });
+    if (entry === undefined) {
+      ok = false;
+      continue;
+    }
+    const own: SolutionTestSettings = {};
+    if (entry.defaultDecision !== undefined) {
+      const decision = shape.oneOf(entry.defaultDecision, [...at, solution, 'defaultDecision'], ['allow', 'inhibit'] as const);
+      if (decision === undefined) ok = false;
+      else own.defaultDecision = decision;
+    }
+    solutions.set(solution, own);
+  }
+  return ok ? solutions : undefined;
 }
 
 function isTimeZone(zone: string): boolean {

@@ -9,6 +9,7 @@ import { findFiles, unreadable } from '../files';
 import { BranchCoverage, formatCoverage } from './coverage';
 import { junitXml, type JunitSuite } from './junit';
 import { PolicyCache, type LoadedPolicy, type LoadedTimer } from './load-policies';
+import { folderSettingsFor, type FolderSettings } from './folder-settings';
 import { readTestFile } from './read-test-file';
 import { isPassed, junitSuite, suiteLines, summaryLine, type SuiteResult, type TestOutcome } from './report';
 import { runTestCase } from './run-test-case';
@@ -54,6 +55,7 @@ export async function runTests(inputs: readonly string[], options: TestOptions, 
   }
 
   const cache = new PolicyCache();
+  const folders = new Map<string, FolderSettings>();
   const ready: ReadySuite[] = [];
   const broken: Array<{ file: string; problems: LocatedProblem[] }> = [];
   const selected = testSelector(options.run ?? null);
@@ -62,7 +64,7 @@ export async function runTests(inputs: readonly string[], options: TestOptions, 
     return EXIT_CODES.usage;
   }
   for (const path of found.files) {
-    const loaded = prepare(path, cache, selected.matches);
+    const loaded = prepare(path, cache, folders, selected.matches);
     if ('problems' in loaded) {
       broken.push({ file: path, problems: loaded.problems });
       continue;
@@ -140,14 +142,21 @@ export async function runTests(inputs: readonly string[], options: TestOptions, 
   return failed > 0 ? EXIT_CODES.failed : EXIT_CODES.ok;
 }
 
-function prepare(path: string, cache: PolicyCache, selects: (name: string) => boolean): ReadySuite | { problems: LocatedProblem[] } {
+function prepare(
+  path: string,
+  cache: PolicyCache,
+  folders: Map<string, FolderSettings>,
+  selects: (name: string) => boolean,
+): ReadySuite | { problems: LocatedProblem[] } {
   let text: string;
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
     return { problems: [{ file: path, message: unreadable(error) }] };
   }
-  const read = readTestFile(path, text);
+  const folder = folderSettingsFor(path, folders);
+  if (!folder.ok) return { problems: folder.problems };
+  const read = readTestFile(path, text, folder.settings);
   if (!read.ok) return { problems: read.problems };
   const tests = read.file.tests.filter((test) => selects(test.name));
   if (tests.length === 0) return { file: { ...read.file, tests }, set: emptyPolicySet(), policies: [], timers: new Map(), recordedActions: new Set() };

@@ -16,8 +16,16 @@ export interface TestFile {
 }
 
 export interface TestSettings {
+  /** `DEFAULT_DECISION` of the pdp: the default of a solution that sets none. */
   defaultDecision: 'allow' | 'inhibit';
   timeZone: string;
+  /** Each solution's settings as pap holds them (`PUT /ws/solutions/{solution}/settings`), by solution. */
+  solutions: ReadonlyMap<string, SolutionTestSettings>;
+}
+
+/** The settings of a solution that decide a test: its default decision, else the pdp's `defaultDecision` applies. */
+export interface SolutionTestSettings {
+  defaultDecision?: 'allow' | 'inhibit';
 }
 
 /** A PIP answer: for `method`, with exactly these `parameters` (or any, when absent), `value` or a failure. */

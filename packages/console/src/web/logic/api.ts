@@ -1,4 +1,16 @@
-import { HEADERS, parseWarnings, type AuthorizationDecision, type Component, type DocumentCheck, type Event, type TimerSchedule, type Warning } from '@custos/contracts';
+import {
+  HEADERS,
+  parseWarnings,
+  type AuthorizationDecision,
+  type Component,
+  type DocumentCheck,
+  type Event,
+  type SolutionSettings,
+  type SolutionSettingsAnswer,
+  type SolutionSettingsChangeAnswer,
+  type TimerSchedule,
+  type Warning,
+} from '@custos/contracts';
 import { apiErrorOf } from './problem';
 
 export type DocumentKindName = 'policy' | 'timer';
@@ -142,6 +154,17 @@ export class ConsoleApi {
     const changes = ids.map((id) => ({ op: 'deploy', kind, id }));
     const { body, response } = await this.call('POST', '/ws/changes', { body: JSON.stringify({ changes }), type: 'application/json' });
     return { result: (body as { changed?: unknown } | undefined)?.changed === true, revision: revisionOf(response) };
+  }
+
+  /** A solution's settings (its default decisions) and the revision they are part of. */
+  async solutionSettings(solution: string): Promise<SolutionSettingsAnswer> {
+    return (await this.call('GET', `/ws/solutions/${encodeURIComponent(solution)}/settings`)).body as SolutionSettingsAnswer;
+  }
+
+  /** Replaces a solution's settings; a change is a new revision (`changed`), which the pdps switch to like a deploy. */
+  async setSolutionSettings(solution: string, settings: SolutionSettings): Promise<SolutionSettingsChangeAnswer> {
+    const path = `/ws/solutions/${encodeURIComponent(solution)}/settings`;
+    return (await this.call('PUT', path, { body: JSON.stringify(settings), type: 'application/json' })).body as SolutionSettingsChangeAnswer;
   }
 
   revoke(kind: DocumentKindName, id: string): Promise<ChangeResult> {

@@ -1,0 +1,59 @@
+import { call, startStack, TEST_NATS_URL, type RunningService, type Stack } from '@custos/test-kit';
+import { event } from './policies';
+
+/**
+ * A solution's settings (issue 25) end to end: pap on PostgreSQL, two pdp replicas as processes with the pdp's own
+ * defaults (`DEFAULT_DECISION=allow`, `PDP_AUTHZEN_DEFAULT=deny`). Settings of one solution change its defaults on
+ * every replica at the revision pap answered, and no other solution's.
+ */
+describe("a solution's default decisions across replicas", () => {
+  let stack: Stack;
+  let token: string;
+
+  beforeAll(async () => {
+    stack = await startStack({ natsUrl: TEST_NATS_URL, replicas: 2 });
+    token = await stack.adminToken();
+  }, 120_000);
+
+  afterAll(async () => {
+    await stack?.stop();
+  }, 60_000);
+
+  const put = (solution: string, settings: object) => call('PUT', `${stack.pap.url}/ws/solutions/${solution}/settings`, { token, json: settings });
+  const decide = (pdp: RunningService, solution: string, minRevision: number) =>
+    call('POST', `${pdp.url}/event`, { token, json: event(solution, 'nothing-speaks-of-this'), headers: { 'Min-Policy-Revision': String(minRevision) } });
+  const evaluate = (pdp: RunningService, solution: string, minRevision: number) =>
+    call('POST', `${pdp.url}/access/v1/evaluation`, {
+      token,
+      json: { subject: { type: 'user', id: 'ann' }, action: { name: `urn:action:${solution}:nothing-speaks-of-this` }, resource: { type: 'doc', id: '1' } },
+      headers: { 'Min-Policy-Revision': String(minRevision) },
+    });
+
+  it('inhibits an unmatched action of solution A on both replicas at the answered revision, while solution B still allows', async () => {
+    const answer = await put('acme', { defaultDecision: 'inhibit' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ settings: { defaultDecision: 'inhibit' }, changed: true });
+    const revision = answer.body.revision as number;
+    expect(answer.headers.get('policy-revision')).toBe(String(revision));
+    for (const pdp of stack.pdps) {
+      const inhibited = await decide(pdp, 'acme', revision);
+      expect(inhibited.body.eventAllowed).toBe(false);
+      expect(inhibited.headers.get('policy-revision')).toBe(String(revision));
+      const allowed = await decide(pdp, 'beta', revision);
+      expect(allowed.body.eventAllowed).toBe(true);
+      expect(allowed.headers.get('policy-revision')).toBe(String(revision));
+    }
+  }, 60_000);
+
+  it("answers AuthZEN with the solution's own default where it has one, else the pdp's deny", async () => {
+    const answer = await put('beta', { authzenDefault: 'allow' });
+    const revision = answer.body.revision as number;
+    for (const pdp of stack.pdps) {
+      const beta = await evaluate(pdp, 'beta', revision);
+      expect(beta.status).toBe(200);
+      expect(beta.body).toEqual({ decision: true });
+      expect(beta.headers.get('policy-revision')).toBe(String(revision));
+      expect((await evaluate(pdp, 'acme', revision)).body).toEqual({ decision: false });
+    }
+  }, 60_000);
+});
