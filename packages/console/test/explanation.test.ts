@@ -88,13 +88,13 @@ test('a mechanism that failed shows its error', () => {
 });
 
 test('an operand that is itself compared or computed shows under its element, with its own operands', () => {
-  const mechanism = inhibited.explanation[0] as Record<string, unknown>;
+  const mechanism = example.explanation[0] as Record<string, unknown>;
   const values = [
     { element: 'greater', condition: 0, depth: 0, operands: [{ source: 'plus', value: 5 }, { source: 'pip `urn:info:acme:limit`', value: 4 }], value: true },
     { element: 'plus', condition: 0, depth: 1, operands: [{ source: 'event `n`', value: 2 }, { source: 'constant', value: 3, truncated: true }], value: 5 },
     { element: 'size', condition: 1, depth: 0, operands: [{ source: 'event `list`', error: 'no such parameter' }], error: 'no such parameter' },
   ];
-  const tree = explanationTree({ ...inhibited, explanation: [{ ...mechanism, values }] });
+  const tree = explanationTree({ ...example, explanation: [{ ...mechanism, values }] });
   const [first, second] = find(tree, 'conditions')?.children ?? [];
   expect(first?.children).toEqual([
     {

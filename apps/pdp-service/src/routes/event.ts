@@ -13,7 +13,7 @@ import {
   type Event,
   type EventAction,
 } from '@custos/contracts';
-import type { EngineEvent, MechanismExplanation } from '@custos/policy-engine';
+import type { EngineDecision, EngineEvent, MechanismExplanation } from '@custos/policy-engine';
 import {
   compileValidator,
   foreignSolution,
