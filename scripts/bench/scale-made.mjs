@@ -59,8 +59,15 @@ async function startsWhileRunning(core, running, size, starts) {
   for (let rep = 0; rep < starts; rep++) {
     const before = running.reduce((n, pdp) => n + pdp.timeoutLines.length, 0);
     let pdp;
+    // CPU time is what a loaded machine cannot stretch: the new pdp's to ready, pap's and the running replicas' meanwhile.
+    const cpu = () => [core.pap, ...running].reduce((ms, p) => ms + lib.cpuMs(p.pid).total, 0);
+    const othersBefore = cpu();
+    let pdpCpuMs = 0;
+    let othersCpuMs = 0;
     const latency = await paced(core, running, async () => {
       pdp = await core.startPdp({ label: `pdp-made-${size}`, stdout: 'pipe', readyTimeoutMs: 600_000, pollMs: 5 });
+      pdpCpuMs = lib.cpuMs(pdp.pid).total;
+      othersCpuMs = cpu() - othersBefore;
     });
     try {
       const status = (await lib.request('GET', `${pdp.url}/status`)).json();
@@ -68,17 +75,17 @@ async function startsWhileRunning(core, running, size, starts) {
       const line = await lib.waitUntil(() => pdp.tail().split('\n').find((l) => SNAPSHOT_LINE.test(l)), { timeoutMs: 5_000, what: 'the snapshot line' });
       const timeouts = running.flatMap((r) => r.timeoutLines).slice(before);
       for (const timeout of timeouts.slice(0, 3)) lib.log(`  running replica: ${timeout.slice(0, 300)}`);
-      const sample = { readyMs: pdp.readyMs, compileMs: JSON.parse(line).ms, rssReady: pdp.rssAtReadyMb, ...latency, timeouts: timeouts.length };
+      const sample = { readyMs: pdp.readyMs, compileMs: JSON.parse(line).ms, rssReady: pdp.rssAtReadyMb, pdpCpuMs, othersCpuMs, ...latency, timeouts: timeouts.length };
       samples.push(sample);
       lib.log(
-        `${lib.fmt(size)} (${size === 0 ? 'floor' : 'made'}): ready ${lib.fmt(sample.readyMs, 0)} ms, RSS ${lib.fmt(sample.rssReady, 0)} MB; running replicas p50 ${lib.fmt(latency.p50)} / p99 ${lib.fmt(latency.p99)} / max ${lib.fmt(latency.max)} ms, ${timeouts.length} timeout lines`,
+        `${lib.fmt(size)} (${size === 0 ? 'floor' : 'made'}): ready ${lib.fmt(sample.readyMs, 0)} ms (CPU: pdp ${lib.fmt(pdpCpuMs, 0)} ms, pap + running ${lib.fmt(othersCpuMs, 0)} ms), RSS ${lib.fmt(sample.rssReady, 0)} MB; running replicas p50 ${lib.fmt(latency.p50)} / p99 ${lib.fmt(latency.p99)} / max ${lib.fmt(latency.max)} ms, ${timeouts.length} timeout lines`,
       );
     } finally {
       await core.stopPdp(pdp);
     }
   }
   const m = (key) => lib.median(samples.map((s) => s[key]));
-  return { readyMs: m('readyMs'), compileMs: m('compileMs'), rssReady: m('rssReady'), p50: m('p50'), p99: m('p99'), max: Math.max(...samples.map((s) => s.max)), timeouts: samples.reduce((n, s) => n + s.timeouts, 0), errors: samples.reduce((n, s) => n + s.errors, 0), starts: samples.length };
+  return { readyMs: m('readyMs'), compileMs: m('compileMs'), rssReady: m('rssReady'), pdpCpuMs: m('pdpCpuMs'), othersCpuMs: m('othersCpuMs'), p50: m('p50'), p99: m('p99'), max: Math.max(...samples.map((s) => s.max)), timeouts: samples.reduce((n, s) => n + s.timeouts, 0), errors: samples.reduce((n, s) => n + s.errors, 0), starts: samples.length };
 }
 
 /** Keeps every line of the replica's output that speaks of a timeout (its tail keeps only the last 16 KB). */

@@ -139,6 +139,7 @@ function madeTable(made, size) {
     lib.fmt(f.readyMs, 0),
     n === 0 ? '–' : lib.fmt(f.readyMs - floor.readyMs, 0),
     lib.fmt(f.compileMs, 0),
+    `${lib.fmt(f.pdpCpuMs, 0)} / ${lib.fmt(f.othersCpuMs, 0)}`,
     lib.fmt(f.rssReady, 0),
     n === 0 ? '–' : lib.fmt(((f.rssReady - floor.rssReady) * 1024) / n, 1),
     `${lib.fmt(f.p50)} / ${lib.fmt(f.p99)} / ${lib.fmt(f.max, 0)}`,
@@ -147,9 +148,9 @@ function madeTable(made, size) {
   ];
   return {
     caption: `issue 26: a new pdp while two replicas run and decide; ${lib.fmt(size)} policies made through the API one at a time, or written directly; medians; ms and MB`,
-    header: ['set', 'starts', 'spawn → ready', 'over floor', 'snapshot compile', 'RSS at ready', 'KB/policy over floor', 'running replicas p50 / p99 / max ms', 'timeout lines', 'failed decisions'],
+    header: ['set', 'starts', 'spawn → ready', 'over floor', 'snapshot compile', 'CPU ms: new pdp / pap + running', 'RSS at ready', 'KB/policy over floor', 'running replicas p50 / p99 / max ms', 'timeout lines', 'failed decisions'],
     rows: [
-      ['running replicas, no start', '–', '–', '–', '–', '–', '–', `${lib.fmt(made.quiet.p50)} / ${lib.fmt(made.quiet.p99)} / ${lib.fmt(made.quiet.max, 0)}`, '–', String(made.quiet.errors)],
+      ['running replicas, no start', '–', '–', '–', '–', '–', '–', '–', `${lib.fmt(made.quiet.p50)} / ${lib.fmt(made.quiet.p99)} / ${lib.fmt(made.quiet.max, 0)}`, '–', String(made.quiet.errors)],
       row('0 (floor)', floor, 0),
       row(`${lib.fmt(size)} direct`, made.figures.direct, size),
       row(`${lib.fmt(size)} via API`, made.figures.api, size),
