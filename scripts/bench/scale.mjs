@@ -8,9 +8,13 @@
 // adding 90,000 through the API would take minutes, and removed again afterwards.
 // Also shown: whether the pdp mapped libxml2 (libxmljs2's native module) at all — with every policy arriving as a
 // compiled tree it should not. --quick uses 200 and 1,000.
+// Then (issue 26, item 2; scale-made.mjs) the largest size made as users make it — one deploy at a time through the
+// API — and written directly, each started while two replicas run and are decided on: ready, RSS, the running
+// replicas' latency during the start and the timeouts in their logs.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as lib from './lib.mjs';
+import { madeSets } from './scale-made.mjs';
 
 export const name = 'scale';
 export const title = 'Scale — pdp cold start and resident memory by number of deployed policies';
@@ -77,6 +81,8 @@ export async function run(options = {}) {
         f.libxml ? 'yes' : 'no',
       ]);
     }
+    // Issue 26, item 2: the set made one deploy at a time through the API, and by direct insert, with replicas running.
+    const made = await madeSets(largest, quick ? 1 : 3);
     const top = over(figures[largest], largest);
     const worstKb = Math.max(top.kbReady, top.kbSettled);
     const judged = !quick;
@@ -90,6 +96,7 @@ export async function run(options = {}) {
           header: ['policies', 'starts', 'spawn → ready', 'over floor', 'snapshot compile', 'compile µs/policy', 'RSS at ready', 'peak RSS', 'RSS settled', 'KB/policy over floor (ready / settled)', 'libxml2 mapped'],
           rows,
         },
+        madeTable(made, largest),
       ],
       targets: [
         lib.target(
@@ -104,6 +111,7 @@ export async function run(options = {}) {
           quick ? '≤ 5 KB at 10,000' : '≤ 5 KB',
           judged ? worstKb <= KB_PER_POLICY_BUDGET : undefined,
         ),
+        ...madeTargets(made, largest, quick),
       ],
       notes: [
         '"over floor" and "KB/policy over floor" compare with the 0-policy pdp of the same run; "settled" is after 200 decisions and 1 s.',
@@ -111,14 +119,59 @@ export async function run(options = {}) {
         '"libxml2 mapped": whether libxmljs2\'s native module appears in /proc/<pid>/maps after the decisions; policies arrive as compiled trees, so the pdp never reads XML.',
         `Loading through pap (add + deploy, concurrency 8): ${loads.join('; ')}.`,
         ...(bulk.inserted > 0 ? [`100,000: ${lib.fmt(bulk.inserted)} policies beyond 10,000 written straight into pap's database with their trees, ${lib.fmt(bulk.seconds)} s; removed afterwards. Figures only.`] : []),
+        `Made as users make it: ${lib.fmt(largest)} policies added and deployed one at a time through pap's API (concurrency 1, ${lib.fmt(made.revision)} revisions) took ${lib.fmt(made.setupSeconds)} s; "direct" wrote the same policies straight into pap's rows (no revision). Both on a stack of their own with two replicas running, resyncing every second, each decided on every 10 ms (latency from the due moment) during every start; "timeout lines" counts their log lines that speak of a timeout.`,
         ...(quick ? ['--quick: smaller sizes; targets are judged at 10,000 in a full run only.'] : []),
       ],
-      figures,
+      figures: { ...figures, made },
     };
   } finally {
     if (bulk.inserted > 0) await bulkRemove(fixture, bulk).catch((error) => console.error(`scale: removing the bulk policies: ${error.message}`));
     if (owned) await fixture.core.stop();
   }
+}
+
+/** The made-set table: floor, direct insert and API-made beside each other, with the running replicas' side. */
+function madeTable(made, size) {
+  const { floor } = made.figures;
+  const row = (label, f, n) => [
+    label,
+    String(f.starts),
+    lib.fmt(f.readyMs, 0),
+    n === 0 ? '–' : lib.fmt(f.readyMs - floor.readyMs, 0),
+    lib.fmt(f.compileMs, 0),
+    `${lib.fmt(f.pdpCpuMs, 0)} / ${lib.fmt(f.othersCpuMs, 0)}`,
+    lib.fmt(f.rssReady, 0),
+    n === 0 ? '–' : lib.fmt(((f.rssReady - floor.rssReady) * 1024) / n, 1),
+    `${lib.fmt(f.p50)} / ${lib.fmt(f.p99)} / ${lib.fmt(f.max, 0)}`,
+    String(f.timeouts),
+    String(f.errors),
+  ];
+  return {
+    caption: `issue 26: a new pdp while two replicas run and decide; ${lib.fmt(size)} policies made through the API one at a time, or written directly; medians; ms and MB`,
+    header: ['set', 'starts', 'spawn → ready', 'over floor', 'snapshot compile', 'CPU ms: new pdp / pap + running', 'RSS at ready', 'KB/policy over floor', 'running replicas p50 / p99 / max ms', 'timeout lines', 'failed decisions'],
+    rows: [
+      ['running replicas, no start', '–', '–', '–', '–', '–', '–', '–', `${lib.fmt(made.quiet.p50)} / ${lib.fmt(made.quiet.p99)} / ${lib.fmt(made.quiet.max, 0)}`, '–', String(made.quiet.errors)],
+      row('0 (floor)', floor, 0),
+      row(`${lib.fmt(size)} direct`, made.figures.direct, size),
+      row(`${lib.fmt(size)} via API`, made.figures.api, size),
+    ],
+  };
+}
+
+/** A difference in ms as seconds with its sign (a start can beat the floor on a noisy machine). */
+const signedSeconds = (ms) => `${ms < 0 ? '−' : '+'}${lib.fmt(Math.abs(ms) / 1000)} s`;
+
+function madeTargets(made, size, quick) {
+  const { floor, api, direct } = made.figures;
+  const overMs = api.readyMs - floor.readyMs;
+  const kb = ((api.rssReady - floor.rssReady) * 1024) / size;
+  const timeouts = floor.timeouts + direct.timeouts + api.timeouts;
+  const judged = !quick;
+  return [
+    lib.target(`ready, ${lib.fmt(size)} made via the API with replicas running, over the floor (${lib.fmt(floor.readyMs / 1000)} s)`, `${signedSeconds(overMs)} (direct: ${signedSeconds(direct.readyMs - floor.readyMs)})`, quick ? '≤ +0.5 s at 10,000' : '≤ +0.5 s', judged ? overMs <= READY_BUDGET_MS : undefined),
+    lib.target(`RSS per policy at ready, ${lib.fmt(size)} made via the API`, `${lib.fmt(kb, 1)} KB`, quick ? '≤ 5 KB at 10,000' : '≤ 5 KB', judged ? kb <= KB_PER_POLICY_BUDGET : undefined),
+    lib.target('timeout lines in the running replicas\' logs during the starts', String(timeouts), '0', timeouts === 0),
+  ];
 }
 
 async function coldStart(fixture, size) {

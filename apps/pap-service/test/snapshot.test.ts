@@ -64,7 +64,8 @@ async function requestSnapshot(subject: string, body: string | undefined = JSON.
   try {
     await nc.flush();
     nc.publish(subject, body, { reply: inbox });
-    await waitFor(() => chunks.some((c) => c.last), { what: 'the last snapshot chunk' });
+    // An unchanged answer (format 3) is one message without `last`.
+    await waitFor(() => chunks.some((c) => c.last || (c as { format?: number }).format === 3), { what: 'the last snapshot chunk' });
     return chunks;
   } finally {
     subscription.unsubscribe();
@@ -150,4 +151,24 @@ test('a requester that reads parts (format 2) gets whole documents per message, 
   const assembler = new SnapshotAssembler();
   expect(assembler.add(messages[0])).toBe(true);
   expect(assembler.result()).toEqual(await readSnapshot(h.pool));
+});
+
+test('a requester that gives the revision it holds gets one unchanged message while pap is at it, else the set (issue 26)', async () => {
+  const otherPrefix = uniqueNatsPrefix();
+  const responder = new SnapshotResponder({ pool: h.pool, link, prefix: otherPrefix, logger: h.logger }).start();
+  responders.push(responder);
+  await responder.flush();
+  const current = await revision(h.pool);
+  const ask = async (known: unknown) =>
+    (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', formats: [2], known }))) as unknown[];
+  expect(await ask(current)).toEqual([{ format: 3, revision: current }]);
+  // Another revision (behind, or one pap never had), or no revision at all: the whole set, as to any requester.
+  for (const known of [current - 1, current + 1, 'latest', -1]) {
+    const messages = await ask(known);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({ format: 2, index: 0, last: true, revision: current });
+    const assembler = new SnapshotAssembler();
+    expect(assembler.add(messages[0])).toBe(true);
+    expect(assembler.result()).toEqual(await readSnapshot(h.pool));
+  }
 });

@@ -10,6 +10,8 @@ export interface FollowerMetrics {
   policyRevision: Gauge;
   compileFailures: Counter<'source'>;
   resyncs: Counter<'reason'>;
+  /** Snapshot checks pap answered with SnapshotUnchanged (no documents sent), by reason: what a resync cost nothing. */
+  unchangedSnapshots: Counter<'reason'>;
 }
 
 export interface PdpMetrics extends ServiceMetrics, FollowerMetrics {
@@ -140,6 +142,12 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
     resyncs: new Counter({
       name: 'resyncs_total',
       help: 'Snapshots fetched, by reason (start, gap, message, reconnect, periodic)',
+      labelNames: ['reason'],
+      registers,
+    }),
+    unchangedSnapshots: new Counter({
+      name: 'resyncs_unchanged_total',
+      help: 'Of resyncs_total, those pap answered as unchanged (the active revision is the deployed one; no documents sent), by reason',
       labelNames: ['reason'],
       registers,
     }),

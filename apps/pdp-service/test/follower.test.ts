@@ -364,6 +364,28 @@ describe('PolicySetFollower', () => {
     expect(await metricValue(metrics, 'resyncs_total', { reason: 'periodic' })).toBeGreaterThanOrEqual(2);
   });
 
+  it('asks with the active revision, and takes an unchanged answer as the check it is: no documents, no swap', async () => {
+    transport.state = { revision: 3, policies: [p1] };
+    transport.answersUnchanged = true;
+    build();
+    await follower.start();
+    const first = await ready(3);
+    follower.resync('periodic');
+    await follower.idle();
+    expect(transport.knowns).toEqual([undefined, 3]);
+    expect(follower.active).toBe(first);
+    expect(compiled).toHaveLength(1);
+    expect(await metricValue(metrics, 'resyncs_unchanged_total', { reason: 'periodic' })).toBe(1);
+    expect(follower.status().lastSyncAt).not.toBeNull();
+    // Once pap moved on, the same check brings the whole set.
+    transport.state = { revision: 4, policies: [p1, p2] };
+    follower.resync('periodic');
+    await ready(4);
+    expect(transport.knowns).toEqual([undefined, 3, 3]);
+    expect(follower.status().policies).toBe(2);
+    expect(await metricValue(metrics, 'resyncs_unchanged_total', { reason: 'periodic' })).toBe(1);
+  });
+
   it('keeps the active set when a snapshot is older than it', async () => {
     transport.state = { revision: 3, policies: [p1] };
     build();

@@ -1,5 +1,5 @@
 import { connect, type JetStreamClient, type NatsConnection } from 'nats';
-import { policySubjects, type PolicyChange, type PolicySubjects } from '@custos/contracts';
+import { policySubjects, type PolicyChange, type PolicySnapshot, type PolicySubjects } from '@custos/contracts';
 import { TEST_NATS_URL, startOwnNatsServer, uniqueNatsPrefix, waitFor, type OwnNatsServer } from '@custos/test-kit';
 import { createPdpMetrics } from '../src/metrics';
 import { PolicySetFollower } from '../src/policy-set/follower';
@@ -63,7 +63,7 @@ describe('NatsPolicyTransport', () => {
     try {
       for (let n = 0; n < 6; n++) pap.deploy(`urn:policy:acme:ü${n}`, allowAll(`urn:policy:acme:ü${n}`, `urn:action:acme:x${n}`), { announce: false });
       const transport = new NatsPolicyTransport(nc, { prefix, requester: 'replica-a', logger: memoryLogger().logger });
-      const snapshot = await transport.fetchSnapshot();
+      const snapshot = (await transport.fetchSnapshot()) as PolicySnapshot;
       expect(pap.chunkCounts[0]).toBeGreaterThan(2);
       expect(snapshot).toEqual(pap.snapshot());
       expect(snapshot.policies.map((policy) => policy.id)).toEqual([0, 1, 2, 3, 4, 5].map((n) => `urn:policy:acme:ü${n}`));

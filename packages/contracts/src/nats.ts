@@ -110,6 +110,26 @@ export interface PolicySnapshot {
 }
 
 /**
+ * A deployed document as a sender may hold it: its tree still the JSON text it was stored as (`treeJson`, a JSON
+ * object), so it is written onto the wire as it is, without being parsed and stringified again (issue 26: that was
+ * most of pap's time per snapshot). It travels as the DeployedPolicy with that `tree`.
+ */
+export interface StoredDocument {
+  id: string;
+  xml: string;
+  treeJson?: string;
+  deployedAt?: number;
+}
+
+/** A PolicySnapshot as a sender holds it: documents as DeployedPolicy or StoredDocument, the same on the wire. */
+export interface OutgoingSnapshot {
+  revision: number;
+  policies: ReadonlyArray<DeployedPolicy | StoredDocument>;
+  components?: Component[];
+  settings?: SolutionSettingsEntry[];
+}
+
+/**
  * A snapshot travels as the UTF-8 JSON of a PolicySnapshot, cut into byte chunks, each carried as
  * base64 in `data` (a cut may fall inside a character); the sender sizes the raw chunks so that a
  * chunk still fits the server's max payload after base64 encoding. Receivers join them whatever their size;
@@ -146,4 +166,19 @@ export interface SnapshotPart {
 export interface SnapshotRequest {
   requester: string;
   formats?: number[];
+  /**
+   * The revision the requester holds (issue 26): a pap still at that revision answers with one `SnapshotUnchanged`
+   * message instead of the set, so the periodic check of an unchanged set costs a look at one row, not the set.
+   * Absent (a first snapshot, older requesters): the whole set, as always.
+   */
+  known?: number;
+}
+
+/**
+ * Format 3 of a snapshot answer, sent only to a request that gave `known`, and only when pap's revision is that one:
+ * the requester's set is current. One message; it carries no documents, so it must never be read as an empty set.
+ */
+export interface SnapshotUnchanged {
+  format: 3;
+  revision: number;
 }

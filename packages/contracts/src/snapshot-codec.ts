@@ -2,9 +2,9 @@ import { decodeBase64, encodeBase64 } from './base64';
 import type { Component } from './component';
 import { propagatedComponent } from './component-schema';
 import { PAYLOAD_HEADROOM_BYTES } from './change-codec';
-import type { DeployedPolicy, PolicySnapshot, SnapshotChunk, SnapshotRequest } from './nats';
+import type { DeployedPolicy, OutgoingSnapshot, PolicySnapshot, SnapshotChunk, SnapshotRequest, SnapshotUnchanged } from './nats';
 import { SnapshotError } from './snapshot-error';
-import { SNAPSHOT_PARTS_FORMAT, SnapshotParts, encodeSnapshotParts, isSnapshotPart, type SnapshotDocumentSink } from './snapshot-parts';
+import { SNAPSHOT_PARTS_FORMAT, SnapshotParts, encodeSnapshotParts, isSnapshotPart, snapshotJson, type SnapshotDocumentSink } from './snapshot-parts';
 import { readSnapshotSettings } from './solution-settings';
 import { isRecord, isRevision, utf8Decoder, utf8Encoder, wireDocument } from './wire';
 
@@ -23,9 +23,9 @@ export function snapshotChunkBytes(maxPayload: number): number {
  * Cuts the UTF-8 JSON of a snapshot into chunks of at most `chunkBytes` raw bytes (a cut may fall
  * inside a character), each carried base64-encoded. There is always at least one chunk.
  */
-export function encodeSnapshot(snapshot: PolicySnapshot, chunkBytes: number): SnapshotChunk[] {
+export function encodeSnapshot(snapshot: OutgoingSnapshot, chunkBytes: number): SnapshotChunk[] {
   if (!Number.isInteger(chunkBytes) || chunkBytes < 1) throw new Error(`chunk size must be a positive integer, got ${chunkBytes}`);
-  const bytes = utf8Encoder.encode(JSON.stringify(snapshot));
+  const bytes = utf8Encoder.encode(snapshotJson(snapshot));
   const chunks: SnapshotChunk[] = [];
   for (let offset = 0, index = 0; offset < bytes.length || index === 0; offset += chunkBytes, index++) {
     const end = Math.min(offset + chunkBytes, bytes.length);
@@ -38,10 +38,29 @@ export function encodeSnapshot(snapshot: PolicySnapshot, chunkBytes: number): Sn
  * The messages that answer a snapshot request, each within `maxPayload` bytes: SnapshotParts when the requester
  * reads them (`formats` lists 2) and every document fits a part, else base64 chunks, which every requester reads.
  */
-export function encodeSnapshotAnswer(snapshot: PolicySnapshot, request: Partial<SnapshotRequest> | undefined, maxPayload: number): Uint8Array[] {
+export function encodeSnapshotAnswer(snapshot: OutgoingSnapshot, request: Partial<SnapshotRequest> | undefined, maxPayload: number): Uint8Array[] {
   const parts = request?.formats?.includes(SNAPSHOT_PARTS_FORMAT) === true ? encodeSnapshotParts(snapshot, maxPayload - PAYLOAD_HEADROOM_BYTES) : undefined;
   return parts ?? encodeSnapshot(snapshot, snapshotChunkBytes(maxPayload)).map((chunk) => utf8Encoder.encode(JSON.stringify(chunk)));
 }
+
+/** The `format` of a SnapshotUnchanged answer. */
+export const SNAPSHOT_UNCHANGED_FORMAT = 3;
+
+/** What one snapshot answer says: the set at a revision, or (to a request that gave `known`) that it did not move. */
+export type SnapshotAnswer = PolicySnapshot | SnapshotUnchanged;
+
+export const isSnapshotUnchanged = (answer: SnapshotAnswer): answer is SnapshotUnchanged =>
+  (answer as Partial<SnapshotUnchanged>).format === SNAPSHOT_UNCHANGED_FORMAT;
+
+/** The one message that answers a request whose `known` revision is still the deployed one. */
+export function encodeSnapshotUnchanged(revision: number): Uint8Array {
+  const message: SnapshotUnchanged = { format: SNAPSHOT_UNCHANGED_FORMAT, revision };
+  return utf8Encoder.encode(JSON.stringify(message));
+}
+
+/** Whether a parsed snapshot message is a SnapshotUnchanged (format 3); one with another shape is not. */
+const isUnchangedMessage = (message: unknown): message is SnapshotUnchanged =>
+  isRecord(message) && message.format === SNAPSHOT_UNCHANGED_FORMAT && isRevision(message.revision);
 
 /** Reads the JSON of a whole PolicySnapshot; a SnapshotError says what is wrong. */
 export function parseSnapshot(text: string): PolicySnapshot {
@@ -89,6 +108,8 @@ export class SnapshotAssembler {
   private readonly decoder = new TextDecoder();
   private size = 0;
   private done = false;
+  /** Set by a first message that is a SnapshotUnchanged: the answer is that, and nothing may follow. */
+  private unchanged: SnapshotUnchanged | undefined;
 
   /**
    * `sink`, when given, takes the documents of each SnapshotPart as it arrives (they are then not in `result()`);
@@ -112,6 +133,11 @@ export class SnapshotAssembler {
 
   /** Adds one chunk message (its parsed JSON); true once the last chunk is in. */
   add(message: unknown): boolean {
+    if (this.unchanged !== undefined) throw new SnapshotError('a snapshot message arrived after an unchanged answer');
+    if (this.partsOf === undefined && this.parts.length === 0 && !this.done && isUnchangedMessage(message)) {
+      this.unchanged = { format: SNAPSHOT_UNCHANGED_FORMAT, revision: message.revision };
+      return true;
+    }
     if (this.partsOf !== undefined || (this.parts.length === 0 && !this.done && isSnapshotPart(message))) return this.addPart(message);
     if (this.done) throw new SnapshotError('a chunk arrived after the last one');
     if (!isRecord(message) || !Number.isSafeInteger(message.index) || typeof message.last !== 'boolean' || typeof message.data !== 'string') {
@@ -130,8 +156,14 @@ export class SnapshotAssembler {
     return this.done;
   }
 
-  /** The snapshot the chunks spell; only after `add` returned true. */
+  /** What the answer says: the snapshot, or that the requester's revision is current; only after `add` returned true. */
+  answer(): SnapshotAnswer {
+    return this.unchanged ?? this.result();
+  }
+
+  /** The snapshot the chunks spell; only after `add` returned true, and never for an unchanged answer. */
   result(): PolicySnapshot {
+    if (this.unchanged !== undefined) throw new SnapshotError('the answer says the set is unchanged; it holds no snapshot');
     if (this.partsOf !== undefined) return this.partsOf.result();
     if (!this.done) throw new SnapshotError('the snapshot is incomplete');
     return parseSnapshot(this.parts.join(''));

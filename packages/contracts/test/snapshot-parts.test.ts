@@ -4,7 +4,10 @@ import {
   SnapshotError,
   encodeSnapshotAnswer,
   encodeSnapshotParts,
+  encodeSnapshotUnchanged,
+  isSnapshotUnchanged,
   type Component,
+  type StoredDocument,
   type PolicySnapshot,
 } from '@custos/contracts';
 
@@ -151,5 +154,53 @@ describe('SnapshotAssembler with parts', () => {
     const assembler = new SnapshotAssembler();
     assembler.add(parts()[0]);
     expect(() => assembler.result()).toThrow(new SnapshotError('the snapshot is incomplete'));
+  });
+});
+
+describe('documents whose tree is stored JSON text (issue 26)', () => {
+  // With white space between tokens, as PostgreSQL writes jsonb: the receiver must not see any difference.
+  const stored = (n: number): StoredDocument => {
+    const { tree: value, ...rest } = policy(n);
+    return { ...rest, treeJson: JSON.stringify(value, null, 1) };
+  };
+  const ascii = (n: number): StoredDocument => ({ id: `urn:policy:acme:a${n}`, xml: `<policy id="a${n}"/>`, treeJson: JSON.stringify(tree) });
+
+  it('are sent as the documents with that tree, in parts and in chunks alike', () => {
+    const outgoing = { revision: 40, policies: Array.from({ length: 30 }, (_, n) => stored(n)), components: [pip] };
+    const parts = encodeSnapshotParts(outgoing, 900)!;
+    expect(parts.every((part) => part.length <= 900)).toBe(true);
+    expect(read(parts)).toEqual(snapshot);
+    expect(read(encodeSnapshotAnswer(outgoing, { requester: 'r' }, 4096 + 500))).toEqual(snapshot);
+  });
+
+  it('keep the byte limit for ASCII-only documents too, and leave a tree too large for a part behind', () => {
+    const documents = Array.from({ length: 40 }, (_, n) => ascii(n));
+    const parts = encodeSnapshotParts({ revision: 1, policies: documents }, 700)!;
+    expect(parts.length).toBeGreaterThan(3);
+    expect(parts.every((part) => part.length <= 700)).toBe(true);
+    expect(read(parts).policies).toHaveLength(40);
+    const large: StoredDocument = { id: 'urn:policy:acme:large', xml: '<policy/>', treeJson: JSON.stringify({ pad: 'y'.repeat(2000) }), deployedAt: 7 };
+    expect(read(encodeSnapshotParts({ revision: 3, policies: [large] }, 800)!).policies).toEqual([{ id: 'urn:policy:acme:large', xml: '<policy/>', deployedAt: 7 }]);
+  });
+});
+
+describe('an unchanged answer (format 3)', () => {
+  it('is read as that, never as a snapshot, and nothing may follow it', () => {
+    const assembler = new SnapshotAssembler();
+    expect(assembler.addMessage(encodeSnapshotUnchanged(12))).toBe(true);
+    const answer = assembler.answer();
+    expect(answer).toEqual({ format: 3, revision: 12 });
+    expect(isSnapshotUnchanged(answer)).toBe(true);
+    expect(() => assembler.result()).toThrow(SnapshotError);
+    expect(() => assembler.addMessage(encodeSnapshotUnchanged(12))).toThrow(/after an unchanged answer/);
+    expect(isSnapshotUnchanged({ revision: 12, policies: [] })).toBe(false);
+  });
+
+  it('is refused among parts, and one without a revision is no unchanged answer', () => {
+    const among = new SnapshotAssembler();
+    among.add(json(encodeSnapshotParts(snapshot, 900)![0]!));
+    expect(() => among.addMessage(encodeSnapshotUnchanged(40))).toThrow(SnapshotError);
+    expect(() => new SnapshotAssembler().add({ format: 3 })).toThrow(SnapshotError);
+    expect(() => new SnapshotAssembler().add({ format: 3, revision: -1 })).toThrow(SnapshotError);
   });
 });

@@ -126,6 +126,12 @@ async function decide(ends: Ends, replica: Replica, action: string, minRevision?
   return { allowed: (answer.body as { eventAllowed: boolean }).eventAllowed, revision: Number(answer.headers.get('policy-revision')) };
 }
 
+/** The replica's checks that pap answered as unchanged (no documents sent). */
+async function unchangedChecks(replica: Replica): Promise<number> {
+  const metric = (await replica.pdp.metrics.registry.getMetricsAsJSON()).find((m) => m.name === 'resyncs_unchanged_total');
+  return ((metric?.values ?? []) as Array<{ value: number }>).reduce((sum, value) => sum + value.value, 0);
+}
+
 const reached = (replica: Replica, revision: number) => waitFor(() => (replica.revision() ?? -1) >= revision, { what: `revision ${revision}` });
 
 describe.each<Transport>(['nats', 'in-process'])('the pap → pdp protocol over %s', (transport) => {
@@ -164,9 +170,12 @@ describe.each<Transport>(['nats', 'in-process'])('the pap → pdp protocol over 
     const current = first.revision() ?? -1;
     await reached(second, current);
     expect(second.pdp.follower.status()).toMatchObject({ revision: current, policies: first.pdp.follower.status().policies });
+    const checks = await unchangedChecks(first);
     first.pdp.follower.resync('periodic');
     await first.pdp.follower.idle();
     expect(first.revision()).toBe(current);
+    // Asked with the revision it holds, pap answered in one message that nothing changed (issue 26).
+    expect(await unchangedChecks(first)).toBe(checks + 1);
     const next = await deploy(ends, 'no-share', 'share');
     await Promise.all([reached(first, next), reached(second, next)]);
     expect([(await decide(ends, first, 'share')).allowed, (await decide(ends, second, 'share')).allowed]).toEqual([false, false]);

@@ -1,7 +1,7 @@
 import type { Pool } from 'pg';
-import { encodeSnapshot, encodeSnapshotAnswer, type SnapshotRequest } from '@custos/contracts';
+import { encodeSnapshot, encodeSnapshotAnswer, encodeSnapshotUnchanged, type SnapshotRequest } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
-import { readSnapshot } from './snapshot';
+import { readRevision, readStoredSnapshot } from './snapshot';
 
 export interface SnapshotAnswerOptions {
   pool: Pool;
@@ -19,12 +19,20 @@ export interface SnapshotAnswerOptions {
  */
 export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | undefined, options: SnapshotAnswerOptions): Promise<Uint8Array[]> {
   const started = Date.now();
-  const snapshot = await readSnapshot(options.pool);
+  const requester = typeof request?.requester === 'string' ? request.requester.slice(0, 200) : undefined;
+  if (request?.known !== undefined) {
+    // A replica's periodic check: one row read, one small message, when nothing changed (which is nearly always).
+    const revision = await readRevision(options.pool);
+    if (revision === request.known) {
+      options.logger.debug({ requester, revision, ms: Date.now() - started }, 'snapshot unchanged');
+      return [encodeSnapshotUnchanged(revision)];
+    }
+  }
+  const snapshot = await readStoredSnapshot(options.pool);
   const messages =
     options.chunkBytes === undefined
       ? encodeSnapshotAnswer(snapshot, request, options.maxPayload)
       : encodeSnapshot(snapshot, options.chunkBytes).map((chunk) => new TextEncoder().encode(JSON.stringify(chunk)));
-  const requester = typeof request?.requester === 'string' ? request.requester.slice(0, 200) : undefined;
   options.logger.info(
     { requester, revision: snapshot.revision, policies: snapshot.policies.length, chunks: messages.length, ms: Date.now() - started },
     'snapshot sent',
@@ -35,9 +43,11 @@ export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | 
 /** The request a message body asks for, as far as it is readable: an unreadable body is answered like an old requester. */
 export function snapshotRequestOf(body: unknown): Partial<SnapshotRequest> | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const { requester, formats } = body as Record<string, unknown>;
+  const { requester, formats, known } = body as Record<string, unknown>;
   return {
     ...(typeof requester === 'string' ? { requester } : {}),
+    // Anything but a revision is not a revision the requester holds: it gets the whole set.
+    ...(typeof known === 'number' && Number.isSafeInteger(known) && known >= 0 ? { known } : {}),
     ...(Array.isArray(formats) ? { formats: formats.filter((format): format is number => typeof format === 'number') } : {}),
   };
 }

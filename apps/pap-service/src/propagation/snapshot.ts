@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import type { DeployedPolicy, PolicySnapshot } from '@custos/contracts';
+import type { DeployedPolicy, OutgoingSnapshot, PolicySnapshot, StoredDocument } from '@custos/contracts';
 import { withTransaction } from '@custos/service-kit';
 import { POLICY_TREE } from '../documents/policy-tree';
 import { listPropagatedComponents } from '../store/components';
@@ -15,28 +15,32 @@ const WRITE_BACK_BATCH = 500;
  * deployed policies and deployed timers (one list, by id; `urn:policy:` sorts before `urn:timer:`), the PIP and
  * PXP components, and the solutions' settings (contracts/nats.ts). Policies travel with their compiled tree; a policy
  * stored without a current one gets it computed here and written back, so the next snapshot finds it.
+ *
+ * Trees are read as the JSON text PostgreSQL writes (`tree::text`) and go onto the wire as that text: parsing 10,000
+ * trees here and stringifying them again was most of pap's time per snapshot (issue 26). Only each tree's `version`
+ * is read as a value, to tell whether this engine can ship it.
  */
-export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE): Promise<PolicySnapshot> {
+export async function readStoredSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE): Promise<OutgoingSnapshot> {
   const computed: Array<{ id: string; xml: string; tree: Record<string, unknown> }> = [];
   const snapshot = await withTransaction(
     pool,
     async (client) => {
       const state = await client.query<{ revision: string }>('SELECT revision FROM pap.state');
-      const rows = await client.query<{ id: string; xml: string; tree: unknown; deployed_at: string | null; policy: boolean }>(
-        `SELECT id, xml, tree, deployed_at, policy FROM (
-           SELECT id, xml, tree, deployed_at, true AS policy FROM pap.policies WHERE deployed
+      const rows = await client.query<{ id: string; xml: string; tree: string | null; version: unknown; deployed_at: string | null; policy: boolean }>(
+        `SELECT id, xml, tree, version, deployed_at, policy FROM (
+           SELECT id, xml, tree::text AS tree, tree->'version' AS version, deployed_at, true AS policy FROM pap.policies WHERE deployed
            UNION ALL
-           SELECT id, xml, NULL, NULL, false FROM pap.timers WHERE deployed
+           SELECT id, xml, NULL, NULL, NULL, false FROM pap.timers WHERE deployed
          ) deployed ORDER BY id COLLATE "C"`,
       );
       const components = await listPropagatedComponents(client);
       const settings = await listSettings(client);
       const revision = state.rows[0]?.revision;
       if (revision === undefined) throw new Error('pap.state holds no revision');
-      const policies = rows.rows.map(({ id, xml, tree, deployed_at, policy }): DeployedPolicy => {
+      const policies = rows.rows.map(({ id, xml, tree, version, deployed_at, policy }): DeployedPolicy | StoredDocument => {
         if (!policy) return { id, xml };
         const deployedAt = deployed_at === null ? undefined : toNumber(deployed_at);
-        if (trees.isCurrent(tree)) return deployedWith(id, xml, tree as Record<string, unknown>, deployedAt);
+        if (tree !== null && trees.isCurrent({ version })) return { id, xml, treeJson: tree, ...(deployedAt === undefined ? {} : { deployedAt }) };
         const fresh = trees.compute(xml);
         if (fresh !== null) computed.push({ id, xml, tree: fresh });
         return deployedWith(id, xml, fresh, deployedAt);
@@ -48,6 +52,25 @@ export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE
   );
   await writeBack(pool, computed);
   return snapshot;
+}
+
+/** `readStoredSnapshot` with every tree as a value: the snapshot a pdp reads off the wire. */
+export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE): Promise<PolicySnapshot> {
+  const stored = await readStoredSnapshot(pool, trees);
+  const policies = stored.policies.map((document): DeployedPolicy => {
+    if (!('treeJson' in document)) return document;
+    const { treeJson, ...rest } = document;
+    return treeJson === undefined ? rest : { ...rest, tree: JSON.parse(treeJson) as Record<string, unknown> };
+  });
+  return { ...stored, policies };
+}
+
+/** The revision of the deployed set now (one row; no snapshot transaction needed for one value). */
+export async function readRevision(pool: Pool): Promise<number> {
+  const state = await pool.query<{ revision: string }>('SELECT revision FROM pap.state');
+  const revision = state.rows[0]?.revision;
+  if (revision === undefined) throw new Error('pap.state holds no revision');
+  return toNumber(revision);
 }
 
 /** Stores computed trees, unless the policy's XML changed in the meantime (its new tree came with it). */

@@ -1,4 +1,4 @@
-import { SnapshotError, type DeployedPolicy, type PolicyChange, type PolicySnapshot } from '@custos/contracts';
+import { SnapshotError, isSnapshotUnchanged, type DeployedPolicy, type PolicyChange, type PolicySnapshot, type SnapshotAnswer } from '@custos/contracts';
 import { backoffDelay, sleep, type Logger } from '@custos/service-kit';
 import type { FollowerMetrics } from '../metrics';
 import type { PolicyTransport } from './transport';
@@ -271,11 +271,13 @@ export class ChangeStream {
   private async syncSnapshot(reason: ResyncReason): Promise<SnapshotResult> {
     const { logger, metrics, transport, target } = this.options;
     metrics?.resyncs.inc({ reason });
-    let snapshot: PolicySnapshot;
+    let answer: SnapshotAnswer;
     // Begun before the fetch, against the set active now: nothing else runs on this loop until the fetch is done.
     const intake = target.receiveSnapshot();
+    // With the active revision, pap answers an unchanged set in one small message instead of sending all of it.
+    const known = target.revision();
     try {
-      snapshot = await transport.fetchSnapshot((policies) => intake.add(policies));
+      answer = await transport.fetchSnapshot((policies) => intake.add(policies), known);
     } catch (error) {
       // An expected condition (pap down, slow or confused) needs no stack trace.
       const detail = error instanceof SnapshotError ? { problem: error.message } : { err: error };
@@ -284,6 +286,13 @@ export class ChangeStream {
     }
     if (this.stopped) return 'ok';
     this.lastSyncAt = Date.now();
+    if (isSnapshotUnchanged(answer)) {
+      // Equal revisions are the same set (revisions are gap-free, one per change); a full snapshot would be dropped too.
+      metrics?.unchangedSnapshots.inc({ reason });
+      if (answer.revision !== known) logger.warn({ answered: answer.revision, known }, 'pap answered unchanged for another revision; ignored');
+      return 'ok';
+    }
+    const snapshot: PolicySnapshot = answer;
     const active = target.revision();
     if (active !== undefined && snapshot.revision <= active) {
       if (snapshot.revision < active) {

@@ -4,7 +4,7 @@ import {
   parseChange,
   type LocalPolicyChannel,
   type PolicyChange,
-  type PolicySnapshot,
+  type SnapshotAnswer,
   type SnapshotDocumentSink,
 } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
@@ -54,14 +54,14 @@ export class LocalPolicyTransport implements PolicyTransport {
     return Promise.resolve();
   }
 
-  async fetchSnapshot(sink?: SnapshotDocumentSink): Promise<PolicySnapshot> {
+  async fetchSnapshot(sink?: SnapshotDocumentSink, known?: number): Promise<SnapshotAnswer> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new SnapshotError(`no snapshot arrived within ${this.snapshotTimeoutMs} ms`)), this.snapshotTimeoutMs);
     });
     let messages: Uint8Array[];
     try {
-      messages = await Promise.race([this.channel.requestSnapshot(snapshotRequest(IN_PROCESS)), late]);
+      messages = await Promise.race([this.channel.requestSnapshot(snapshotRequest(IN_PROCESS, known)), late]);
     } catch (error) {
       throw error instanceof SnapshotError ? error : new SnapshotError(`snapshot request failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {
@@ -69,7 +69,7 @@ export class LocalPolicyTransport implements PolicyTransport {
     }
     // Read as over NATS: message by message, documents to `sink` as each part is read.
     const assembler = new SnapshotAssembler(undefined, sink);
-    for (const message of messages) if (assembler.addMessage(message)) return assembler.result();
+    for (const message of messages) if (assembler.addMessage(message)) return assembler.answer();
     throw new SnapshotError('the snapshot answer ended before its last part');
   }
 

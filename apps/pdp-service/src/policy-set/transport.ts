@@ -6,8 +6,8 @@ import {
   parseChange,
   policySubjects,
   type PolicyChange,
-  type PolicySnapshot,
   type PolicySubjects,
+  type SnapshotAnswer,
   type SnapshotDocumentSink,
   type SnapshotRequest,
 } from '@custos/contracts';
@@ -27,8 +27,9 @@ export interface PolicyTransport {
    * One attempt at a full snapshot; rejects (SnapshotError) on timeout or unreadable chunks. A transport may hand
    * documents to `sink` as they arrive, before the snapshot is complete; those are then not in the snapshot it resolves
    * with. Whoever takes them must not use them until it resolves (a snapshot that fails midway never does).
+   * With `known` (the active revision) pap may answer SnapshotUnchanged instead: the set is still that revision's.
    */
-  fetchSnapshot(sink?: SnapshotDocumentSink): Promise<PolicySnapshot>;
+  fetchSnapshot(sink?: SnapshotDocumentSink, known?: number): Promise<SnapshotAnswer>;
   /** `listener` runs after every re-established connection (core messages may have been lost meanwhile). */
   onReconnect(listener: () => void): void;
   /**
@@ -51,8 +52,15 @@ export interface NatsTransportOptions {
 
 const encoder = new TextEncoder();
 
-/** What every pdp asks for: parts (format 2), each message read on its own as it arrives, never the whole snapshot as text. */
-export const snapshotRequest = (requester: string): SnapshotRequest => ({ requester, formats: [SNAPSHOT_PARTS_FORMAT] });
+/**
+ * What every pdp asks for: parts (format 2), each message read on its own as it arrives, never the whole snapshot as
+ * text; with the revision it holds, if any, so that an unchanged set is answered in one small message.
+ */
+export const snapshotRequest = (requester: string, known?: number): SnapshotRequest => ({
+  requester,
+  formats: [SNAPSHOT_PARTS_FORMAT],
+  ...(known === undefined ? {} : { known }),
+});
 
 /**
  * Core NATS: a subscription on the changes subject and snapshot requests answered in chunks on an inbox; changes
@@ -121,14 +129,14 @@ export class NatsPolicyTransport implements PolicyTransport {
     return this.replay.after(revision);
   }
 
-  fetchSnapshot(sink?: SnapshotDocumentSink): Promise<PolicySnapshot> {
-    return new Promise<PolicySnapshot>((resolve, reject) => {
+  fetchSnapshot(sink?: SnapshotDocumentSink, known?: number): Promise<SnapshotAnswer> {
+    return new Promise<SnapshotAnswer>((resolve, reject) => {
       // Parts go to `sink` as they are read (the follower compiles them while the next ones travel); chunks stay whole.
       const assembler = new SnapshotAssembler(undefined, sink);
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
       let subscription: Subscription | undefined;
-      const finish = (error: unknown, snapshot?: PolicySnapshot) => {
+      const finish = (error: unknown, snapshot?: SnapshotAnswer) => {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
@@ -154,7 +162,7 @@ export class NatsPolicyTransport implements PolicyTransport {
               return finish(new SnapshotError(why));
             }
             try {
-              if (assembler.addMessage(message.data)) finish(undefined, assembler.result());
+              if (assembler.addMessage(message.data)) finish(undefined, assembler.answer());
               else arm();
             } catch (failure) {
               finish(failure);
@@ -162,7 +170,7 @@ export class NatsPolicyTransport implements PolicyTransport {
           },
         });
         arm();
-        this.nc.publish(this.subjects.snapshot, encoder.encode(JSON.stringify(snapshotRequest(this.options.requester))), { reply: inbox });
+        this.nc.publish(this.subjects.snapshot, encoder.encode(JSON.stringify(snapshotRequest(this.options.requester, known))), { reply: inbox });
       } catch (error) {
         finish(error);
       }

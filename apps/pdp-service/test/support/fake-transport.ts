@@ -1,4 +1,4 @@
-import type { PolicyChange, PolicySnapshot, SnapshotDocumentSink } from '@custos/contracts';
+import type { PolicyChange, PolicySnapshot, SnapshotAnswer, SnapshotDocumentSink } from '@custos/contracts';
 import type { PolicyTransport } from '../../src/policy-set/transport';
 
 interface Deferred<T> {
@@ -30,6 +30,10 @@ export class FakeTransport implements PolicyTransport {
   /** The sink of every snapshot request (a test hands documents to it as parts would arrive). */
   readonly sinks: Array<SnapshotDocumentSink | undefined> = [];
   state: PolicySnapshot = { revision: 0, policies: [] };
+  /** The `known` revision of every snapshot request. */
+  readonly knowns: Array<number | undefined> = [];
+  /** Answer as pap does to a request whose `known` is `state`'s revision (else: as a pap that ignores `known`). */
+  answersUnchanged = false;
   connected = true;
   closed = false;
   private listener: ((change: PolicyChange, receivedAt: number) => void) | undefined;
@@ -45,10 +49,12 @@ export class FakeTransport implements PolicyTransport {
     return Promise.resolve();
   }
 
-  fetchSnapshot(sink?: SnapshotDocumentSink): Promise<PolicySnapshot> {
+  fetchSnapshot(sink?: SnapshotDocumentSink, known?: number): Promise<SnapshotAnswer> {
     this.calls.push('snapshot');
     this.sinks.push(sink);
+    this.knowns.push(known);
     this.requestTimes.push(performance.now());
+    if (this.answersUnchanged && this.answers.length === 0 && known === this.state.revision) return Promise.resolve({ format: 3, revision: known });
     const answer = this.answers.shift() ?? structuredClone(this.state);
     if (answer instanceof Error) return Promise.reject(answer);
     if ('promise' in answer) return answer.promise;
