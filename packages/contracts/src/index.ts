@@ -13,6 +13,7 @@ export * from './nats';
 export * from './schemas';
 export * from './client';
 export * from './change-set';
+export * from './document-versions';
 export * from './schema-kit';
 export * from './event-codec';
 export * from './component-schema';
