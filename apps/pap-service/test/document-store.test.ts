@@ -21,16 +21,17 @@ async function expectWakeUpsAfterCommits<M extends DocumentMetadata, R>(kind: Do
   const store = new DocumentStore(h.pool, kind.table, () => void seen.push(revision(h.pool)));
   const record = kind.validate(first);
   const start = await revision(h.pool);
+  const author = { clientId: 'store-test', requestId: null };
 
   // Nothing the pdps decide with changes: no wake-up.
-  expect(await store.insert(record)).toBe(true);
-  expect(await store.replace(record)).toEqual({ found: true, changed: false, revision: undefined });
+  expect(await store.insert(record, author)).toBe(true);
+  expect(await store.replace(record, author)).toEqual({ found: true, changed: false, revision: undefined });
   expect((await store.revoke(record.id)).result).toBe(false);
   expect(seen).toHaveLength(0);
 
   expect(await store.deploy(record.id)).toEqual({ result: true, revision: start + 1, changed: true });
   expect((await store.deploy(record.id)).changed).toBe(false);
-  expect(await store.replace(kind.validate(second))).toEqual({ found: true, changed: true, revision: start + 2 });
+  expect(await store.replace(kind.validate(second), author)).toEqual({ found: true, changed: true, revision: start + 2 });
   expect(await store.remove(record.id)).toEqual({ result: true, revision: start + 3, changed: true });
   expect((await store.remove(record.id)).result).toBe(false);
 

@@ -136,7 +136,7 @@ test('publishing again after a crash before marking is dropped as a duplicate', 
 
 test('a change too large for one message goes out as resync', async () => {
   const id = 'urn:policy:acme:large';
-  expect(await policies.insert({ id, solution: 'acme', name: null, description: null, xml: policyXml(id) })).toBe(true);
+  expect(await policies.insert({ id, solution: 'acme', name: null, description: null, xml: policyXml(id) }, { clientId: 'outbox-test', requestId: null })).toBe(true);
   // Through the store, so only the publisher under test is woken.
   const deployed = await policies.deploy(id);
   expect(deployed.revision).toBe(6);

@@ -8,7 +8,7 @@ export type PolicyMetadata = { name: string | null; description: string | null }
 
 export const POLICY_KIND: DocumentKind<PolicyMetadata, Policy> = {
   name: 'policy',
-  table: { name: 'pap.policies', metadata: ['name', 'description'], tree: POLICY_TREE, tracksDeployment: true },
+  table: { name: 'pap.policies', versions: 'pap.policy_versions', metadata: ['name', 'description'], tree: POLICY_TREE, tracksDeployment: true },
   validate: validatePolicy,
   toResource: (row) => ({
     id: { identifier: row.id },

@@ -7,7 +7,7 @@ export type TimerMetadata = { description: string | null; cron: string };
 
 export const TIMER_KIND: DocumentKind<TimerMetadata, TimerResource> = {
   name: 'timer',
-  table: { name: 'pap.timers', metadata: ['description', 'cron'] },
+  table: { name: 'pap.timers', versions: 'pap.timer_versions', metadata: ['description', 'cron'] },
   validate: validateTimer,
   toResource: (row) => ({
     id: { identifier: row.id },

@@ -5,6 +5,7 @@ import { POLICY_KIND } from '../documents/policy-kind';
 import { TIMER_KIND } from '../documents/timer-kind';
 import { applyChangeSet, ChangeSetConflict, type StagedChange } from '../store/change-set';
 import type { DocumentMetadata } from '../store/documents';
+import { authorOf } from './author';
 import { papRoute, type RouteContext } from './context';
 import { common, problem, REVISION_HEADER } from './responses';
 
@@ -66,7 +67,7 @@ export const applyChanges = papRoute({
       const code = documentRefused ? ERROR_CODES.invalidPolicy : ERROR_CODES.invalidRequest;
       throw problems.badRequest(code, `the change set is not valid: ${errors.length} problem${errors.length === 1 ? '' : 's'}; nothing was changed`, errors);
     }
-    const outcome = await applyChangeSet(deps.pool, deps.onDeployedSetChange, staged).catch((error: unknown) => {
+    const outcome = await applyChangeSet(deps.pool, deps.onDeployedSetChange, staged, authorOf(res)).catch((error: unknown) => {
       if (!(error instanceof ChangeSetConflict)) throw error;
       const code = error.status === 404 ? ERROR_CODES.notFound : ERROR_CODES.conflict;
       throw new HttpProblem(error.status, code, `${error.message}; nothing was changed`, [{ message: error.message, path: `changes[${error.index}]` }]);

@@ -2,6 +2,7 @@ import { ERROR_CODES, SCOPES } from '@custos/contracts';
 import { problems } from '@custos/service-kit';
 import { DOCUMENT_BODY_LIMIT, type DocumentKind } from '../documents/kind';
 import type { DocumentMetadata } from '../store/documents';
+import { authorOf } from './author';
 import { documentIdParam, papRoute, sendBoolean } from './context';
 import { KIND_TEXT } from './document-context';
 import { booleanAnswer, common, problem } from './responses';
@@ -37,7 +38,7 @@ export const replaceDocument = <M extends DocumentMetadata, R>(kind: DocumentKin
           { message: `the ${kind.name} id \`${record.id}\` does not match \`${id}\` of the URL` },
         ]);
       }
-      const outcome = await deps.storeOf(kind).replace(record);
+      const outcome = await deps.storeOf(kind).replace(record, authorOf(res));
       if (!outcome.found) throw problems.notFound(`no ${kind.name} \`${id}\``);
       sendBoolean(res, true, outcome.revision);
     },

@@ -5,13 +5,16 @@ import type { RouteContext } from './context';
 import { addDocument } from './document-add';
 import { deployDocument } from './document-deploy';
 import { deployedDocuments } from './document-deployed';
+import { diffVersions } from './document-diff';
 import { documentIds } from './document-ids';
 import { removeDocument } from './document-remove';
 import { replaceDocument } from './document-replace';
+import { restoreVersion } from './document-restore';
 import { revokeDocument } from './document-revoke';
 import { showDocument } from './document-show';
 import { documentStatus } from './document-status';
 import { validateDocument } from './document-validate';
+import { listVersions, showVersion } from './document-versions';
 
 /** The operations of one document kind (api.md §4), the same for policies and timers apart from the segment. */
 export function documentRoutes<M extends DocumentMetadata, R>(kind: DocumentKind<M, R>): Array<Route<RouteContext>> {
@@ -27,6 +30,10 @@ export function documentRoutes<M extends DocumentMetadata, R>(kind: DocumentKind
     revokeDocument(kind, 'get'),
     revokeDocument(kind, 'post'),
     documentStatus(kind),
+    listVersions(kind),
+    showVersion(kind),
+    diffVersions(kind),
+    restoreVersion(kind),
     documentIds(kind, false),
     documentIds(kind, true),
   ];

@@ -3,6 +3,7 @@ import type { DeployedPolicy } from '@custos/contracts';
 import { withChangeTransaction } from './db';
 import type { DocumentMetadata, DocumentRecord, DocumentStore } from './documents';
 import { currentRevision, recordChange, type PendingChange } from './revisions';
+import type { Author } from './versions';
 
 /** One checked item of a change set, on the store of its kind; `add` and `replace` carry the validated record. */
 export type StagedChange =
@@ -33,9 +34,10 @@ type Effect = { deploy: DeployedPolicy; newDeployment: boolean; store: DocumentS
  * Applies the items in order, each against the state the ones before it left, in one transaction: a conflict with
  * what is stored (an add of an id that exists, any other op on an id that does not) rolls back all of it. What the
  * set does to the deployed documents takes ONE revision and one outbox row, so every pdp switches to all of it at
- * once: a single document travels as the usual `deploy`/`revoke`, several as one `documents` change.
+ * once: a single document travels as the usual `deploy`/`revoke`, several as one `documents` change. Every text an
+ * add or replace stores is a new version of its document by `author`.
  */
-export function applyChangeSet(pool: Pool, onChange: () => void, items: readonly StagedChange[]): Promise<ChangeSetOutcome> {
+export function applyChangeSet(pool: Pool, onChange: () => void, items: readonly StagedChange[], author: Author): Promise<ChangeSetOutcome> {
   return withChangeTransaction(pool, onChange, async (client) => {
     // By id, in the order each document was last touched.
     const effects = new Map<string, Effect>();
@@ -46,10 +48,10 @@ export function applyChangeSet(pool: Pool, onChange: () => void, items: readonly
     for (const [index, item] of items.entries()) {
       switch (item.op) {
         case 'add':
-          if (!(await item.store.insert(item.record, client))) throw new ChangeSetConflict(index, 409, `\`${item.record.id}\` exists already; replace it`);
+          if (!(await item.store.insertIn(client, item.record, author))) throw new ChangeSetConflict(index, 409, `\`${item.record.id}\` exists already; replace it`);
           break;
         case 'replace': {
-          const step = await item.store.replaceIn(client, item.record);
+          const step = await item.store.replaceIn(client, item.record, author);
           if (step === undefined) throw new ChangeSetConflict(index, 404, `no document \`${item.record.id}\``);
           if (step.deployed !== undefined) {
             // Deployed earlier in this set: still a deployment that begins at this set's revision.

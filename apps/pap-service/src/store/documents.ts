@@ -1,8 +1,10 @@
 import type { Pool, PoolClient } from 'pg';
 import type { DeployedPolicy } from '@custos/contracts';
-import { toNumber, withChangeTransaction, type Queryable } from './db';
+import { withTransaction } from '@custos/service-kit';
+import { toNumber, withChangeTransaction } from './db';
 import { currentRevision, recordChange } from './revisions';
 import { solutionClause, type SolutionFilter } from './solutions';
+import { VersionTable, type Author, type VersionRow } from './versions';
 
 /** The columns a kind of document keeps beside its id, solution, XML, deployed flag and times. */
 export type DocumentMetadata = Record<string, string | null>;
@@ -11,6 +13,8 @@ export type DocumentMetadata = Record<string, string | null>;
 export interface DocumentTable<M extends DocumentMetadata> {
   /** Schema-qualified, e.g. `pap.policies`. */
   readonly name: string;
+  /** Schema-qualified: every text the documents were stored with, numbered (store/versions.ts). */
+  readonly versions: string;
   readonly metadata: readonly (keyof M & string)[];
   /** For a table with a `tree` column (policies): the compiled tree shipped beside the XML. */
   readonly tree?: DocumentTree;
@@ -50,6 +54,9 @@ export interface DeployedSetOutcome {
 /** A replaced document that is deployed is re-deployed: then `revision` is the new revision. */
 export type ReplaceOutcome = { found: false; changed: false } | { found: true; changed: boolean; revision: number | undefined };
 
+/** A restored version: the new version carrying its text, whether deployed now, and the revision after it. */
+export type RestoreOutcome = { found: false; changed: false } | { found: true; changed: boolean; version: number; deployed: boolean; revision: number };
+
 /**
  * Policies and timers, stored and deployed alike: every change of the deployed ones takes the next revision of the
  * one counter and an outbox row in the same transaction, and travels as a `deploy`/`revoke` PolicyChange whose id
@@ -58,6 +65,7 @@ export type ReplaceOutcome = { found: false; changed: false } | { found: true; c
  */
 export class DocumentStore<M extends DocumentMetadata> {
   private readonly columns: string;
+  private readonly history: VersionTable;
 
   constructor(
     private readonly pool: Pool,
@@ -65,6 +73,7 @@ export class DocumentStore<M extends DocumentMetadata> {
     private readonly onChange: () => void,
   ) {
     this.columns = ['id', 'solution', ...table.metadata, 'xml', 'deployed', 'created_at', 'updated_at'].join(', ');
+    this.history = new VersionTable(table.name, table.versions);
   }
 
   async find(id: string): Promise<DocumentRow<M> | undefined> {
@@ -91,29 +100,72 @@ export class DocumentStore<M extends DocumentMetadata> {
     return result.rows.map((row) => ({ identifier: row.id }));
   }
 
-  /** Stores a new, undeployed document; false when the id is taken. */
-  async insert(record: DocumentRecord<M>, db: Queryable = this.pool): Promise<boolean> {
+  /** The versions of a document, oldest first, and whether it is deployed; undefined when there is no such document. */
+  versions(id: string): Promise<{ deployed: boolean; versions: VersionRow[] } | undefined> {
+    return this.history.list(this.pool, id);
+  }
+
+  /** One version of a document with its text; undefined when the document or the version does not exist. */
+  version(id: string, number: number): Promise<(VersionRow & { xml: string }) | undefined> {
+    return this.history.find(this.pool, id, number);
+  }
+
+  /** Stores a new, undeployed document as its version 1; false when the id is taken. */
+  insert(record: DocumentRecord<M>, author: Author): Promise<boolean> {
+    return withTransaction(this.pool, (client) => this.insertIn(client, record, author));
+  }
+
+  /** `insert` inside the caller's transaction. */
+  async insertIn(client: PoolClient, record: DocumentRecord<M>, author: Author): Promise<boolean> {
     const columns = ['id', 'solution', ...this.table.metadata, 'xml', ...this.treeColumn()];
     const values = [record.id, record.solution, ...this.table.metadata.map((column) => record[column]), record.xml, ...this.treeValue(record)];
-    const result = await db.query(
+    const result = await client.query(
       `INSERT INTO ${this.table.name} (${columns.join(', ')}) VALUES (${placeholders(values.length, 1)})
        ON CONFLICT (id) DO NOTHING`,
       values,
     );
-    return result.rowCount === 1;
+    if (result.rowCount !== 1) return false;
+    await this.history.record(client, record.id, record.xml, author);
+    return true;
   }
 
   /**
    * Replaces the text of an existing document. A deployed one is re-deployed in the same transaction (new revision,
    * outbox row), so replicas switch from the old to the new text at once.
    */
-  replace(record: DocumentRecord<M>): Promise<ReplaceOutcome> {
+  replace(record: DocumentRecord<M>, author: Author): Promise<ReplaceOutcome> {
     return this.commit(async (client) => {
-      const step = await this.replaceIn(client, record);
+      const step = await this.replaceIn(client, record, author);
       if (step === undefined) return { found: false, changed: false } as const;
       if (step.deployed === undefined) return { found: true, changed: false, revision: undefined } as const;
       const revision = await recordChange(client, { type: 'deploy', policy: step.deployed });
       return { found: true, changed: true, revision } as const;
+    });
+  }
+
+  /**
+   * Makes the text of an earlier version (`record`, validated again) current as a new version and, with `deploy`,
+   * deploys the document: one transaction, and at most one revision for both.
+   */
+  restore(record: DocumentRecord<M>, deploy: boolean, author: Author): Promise<RestoreOutcome> {
+    return this.commit(async (client) => {
+      const step = await this.replaceIn(client, record, author);
+      if (step === undefined) return { found: false, changed: false } as const;
+      const { version } = step;
+      let travelling = step.deployed;
+      let newDeployment = false;
+      if (travelling === undefined && deploy) {
+        travelling = (await this.deployIn(client, record.id))?.deployed;
+        newDeployment = travelling !== undefined;
+      }
+      if (travelling === undefined) return { found: true, changed: false, version, deployed: false, revision: await currentRevision(client) } as const;
+      const policy = travelling;
+      if (!newDeployment || !this.table.tracksDeployment) {
+        return { found: true, changed: true, version, deployed: true, revision: await recordChange(client, { type: 'deploy', policy }) } as const;
+      }
+      const revision = await recordChange(client, (next) => ({ type: 'deploy', policy: { ...policy, deployedAt: next } }));
+      await this.beginDeploymentIn(client, record.id, revision);
+      return { found: true, changed: true, version, deployed: true, revision } as const;
     });
   }
 
@@ -154,10 +206,14 @@ export class DocumentStore<M extends DocumentMetadata> {
   // for a single operation or once for a whole change set (store/change-set.ts).
 
   /**
-   * Replaces the text; undefined when there is no such document. `deployed` is the document as it now travels when
-   * it is deployed (it keeps its `deployedAt`: still the same deployment).
+   * Replaces the text, kept as the document's next version; undefined when there is no such document. `deployed` is
+   * the document as it now travels when it is deployed (it keeps its `deployedAt`: still the same deployment).
    */
-  async replaceIn(client: PoolClient, record: DocumentRecord<M>): Promise<{ deployed: DeployedPolicy | undefined } | undefined> {
+  async replaceIn(
+    client: PoolClient,
+    record: DocumentRecord<M>,
+    author: Author,
+  ): Promise<{ deployed: DeployedPolicy | undefined; version: number } | undefined> {
     const existing = await client.query<{ deployed: boolean; deployed_at: string | null }>(
       `SELECT deployed, ${this.deployedAtColumn()} FROM ${this.table.name} WHERE id = $1 FOR UPDATE`,
       [record.id],
@@ -171,9 +227,10 @@ export class DocumentStore<M extends DocumentMetadata> {
       record.xml,
       ...this.treeValue(record),
     ]);
-    if (!row.deployed) return { deployed: undefined };
+    const version = await this.history.record(client, record.id, record.xml, author);
+    if (!row.deployed) return { deployed: undefined, version };
     const deployedAt = row.deployed_at === null ? undefined : toNumber(row.deployed_at);
-    return { deployed: deployedWith(record.id, record.xml, record.tree ?? null, deployedAt) };
+    return { deployed: deployedWith(record.id, record.xml, record.tree ?? null, deployedAt), version };
   }
 
   /**

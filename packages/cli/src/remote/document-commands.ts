@@ -9,6 +9,7 @@ import { displayName, readInput } from './input';
 import { revisionSuffix } from './revision-text';
 import { runAction } from './run-action';
 import { sessionApi } from './session-api';
+import { registerVersionCommands } from './version-commands';
 
 const PLURAL: Record<DocumentKind, string> = { policy: 'policies', timer: 'timers' };
 
@@ -167,4 +168,6 @@ export function registerDocumentCommands(program: Command, kind: DocumentKind, c
         return REMOTE_EXIT.ok;
       }),
     );
+
+  registerVersionCommands(group, kind, base, (id) => checkedId(kind, id), context);
 }
