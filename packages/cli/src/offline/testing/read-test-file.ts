@@ -7,7 +7,7 @@ import { readExpectation } from './read-expectation';
 import { readTick, readTickExpectation } from './read-tick';
 import { Shape } from './shape';
 import { expandTable } from './table';
-import type { ExpectedExecute, ExpectedModifier, ExpectedParameter, Expectation, PipStub, PxpStub, SolutionTestSettings, TestCase, TestFile, TestSettings } from './test-file';
+import type { PipStub, PxpStub, SolutionTestSettings, TestCase, TestFile, TestSettings } from './test-file';
 import { readWireEvent } from './wire-event';
 import { formatPath, readYaml, type PathSegment, type Position } from './yaml-source';
 
