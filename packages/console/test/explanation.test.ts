@@ -53,8 +53,10 @@ test('an explained decision: the branch, each condition with its nested values, 
   ]);
   expect(mechanism?.children.find((c) => c.label === 'delay')?.value).toBe('250 ms');
   expect(find(mechanism!, 'urn:info:acme:role')).toEqual({ label: 'urn:info:acme:role', value: 'admin', children: [] });
-  expect(find(mechanism!, 'count of urn:action:acme:show')?.value).toBe('4 found');
-  expect(find(mechanism!, 'eventOccurrence of urn:action:acme:login')?.value).toBe('none');
+  // The history look-ups under their own heading (the count also appears above, as an operand of the `plus`).
+  const history = find(mechanism!, 'history');
+  expect(find(history!, 'count of urn:action:acme:show')?.value).toBe('4 found');
+  expect(find(history!, 'eventOccurrence of urn:action:acme:login')?.value).toBe('none');
   expect(find(mechanism!, 'executes (not run while explaining)')?.children).toEqual([{ label: 'execute', value: 'urn:action:acme:notify', children: [] }]);
   expect(find(mechanism!, 'reason')).toBeUndefined();
 });
