@@ -167,16 +167,7 @@ async function flatOutCheap(pdps, headers, body, { connections, duration, title 
 async function openLoop(pdps, headers, requestBodies, { rate, seconds, title }) {
   const options = { urls: pdps.map((pdp) => `${pdp.url}/event`), headers, bodies: requestBodies, rate, seconds, title, expect: 'allowed' };
   // BENCH_OPEN_LOOP_SCRIPT: another generator (e.g. an earlier open-loop.mjs) for comparing generators.
-  const script = process.env.BENCH_OPEN_LOOP_SCRIPT ?? path.join(lib.BENCH_DIR, 'open-loop.mjs');
-  const proc = lib.spawnNode(script, { args: [JSON.stringify(options)], stdout: 'pipe', label: `open-loop-${title}` });
-  const stop = lib.onCleanup(() => proc.kill());
-  const chunks = [];
-  proc.child.stdout.on('data', (chunk) => chunks.push(chunk));
-  const code = await proc.exited;
-  await stop();
-  const line = Buffer.concat(chunks).toString('utf8').trim().split('\n').filter((l) => l.startsWith('{')).pop();
-  if (code !== 0 || !line) throw new Error(`open-loop generator failed (${code}): ${proc.tail().slice(-2000)}`);
-  const result = JSON.parse(line);
+  const result = await lib.runOpenLoop(options, process.env.BENCH_OPEN_LOOP_SCRIPT);
   return { ...result, bad: result.non2xx + result.errors + result.unexpected };
 }
 

@@ -7,7 +7,7 @@
 // /dev/null) in every round; p99 ≤ 5 ms at 50 connections. Informational: the same pdp with LOG_LEVEL=warn (no
 // decision lines), to price the log.
 // Open loop (issue 26): then a fixed rate of half the pdp's measured maximum (the median of its rounds), each request
-// timed from the moment it was due (scripts/bench/open-loop-sockets.mjs), against the pdp and the floor at the same
+// timed from the moment it was due (scripts/bench/open-loop.mjs), against the pdp and the floor at the same
 // rate, alternating; target p99 ≤ 2 ms for the pdp.
 // `--profile` adds a CPU profile (node --cpu-prof) of a pdp under the same load and prints its top
 // self-time functions and modules.
@@ -143,7 +143,7 @@ export async function run(options = {}) {
     lib.log(`open loop at ${openRate}/s (half the pdp's median), ${openSeconds} s per run`);
     for (let run = 0; run < 2; run++) {
       for (const variant of run === 0 ? [...openVariants].reverse() : openVariants) {
-        const result = await openLoop({ url: variant.url, headers, body, rate: openRate, seconds: openSeconds, title: variant.key });
+        const result = await lib.runOpenLoop({ urls: [variant.url], headers, bodies: [body], rate: openRate, seconds: openSeconds, title: variant.key });
         openRuns[variant.key].push(result);
         lib.log(
           `open loop ${variant.key}: p50 ${lib.fmt(result.latency.p50, 3)} ms, p99 ${lib.fmt(result.latency.p99, 3)} ms, max ${lib.fmt(result.latency.max)} ms ` +
@@ -216,7 +216,7 @@ export async function run(options = {}) {
         caption:
           `Open loop at a fixed ${lib.fmt(openRate)} requests/s (half the pdp's median above), ${openSeconds} s per run, two runs each ` +
           '(run 1 / run 2), pdp and floor alternating: each request timed from the moment it was due, so queueing anywhere counts ' +
-          '(scripts/bench/open-loop-sockets.mjs: plain keep-alive sockets, one request in flight per connection, a new connection when ' +
+          '(scripts/bench/open-loop.mjs: plain keep-alive sockets, one request in flight per connection, a new connection when ' +
           'all are busy). Latency in ms; generator late: how late the generator itself sent (a busy machine), included in the latencies.',
         header: ['server', 'rate/s', 'p50', 'p90', 'p99', 'p99.9', 'max', 'generator late p99', 'errors'],
         rows: openRows,
@@ -302,19 +302,6 @@ export async function run(options = {}) {
     await floorProc.stop();
     await core.stop();
   }
-}
-
-/** One open-loop run (scripts/bench/open-loop-sockets.mjs, its own process): its JSON summary. */
-async function openLoop(options) {
-  const proc = lib.spawnNode(path.join(lib.BENCH_DIR, 'open-loop-sockets.mjs'), { args: [JSON.stringify(options)], stdout: 'pipe', label: `open-loop-${options.title}` });
-  const stop = lib.onCleanup(() => proc.kill());
-  const chunks = [];
-  proc.child.stdout.on('data', (chunk) => chunks.push(chunk));
-  const code = await proc.exited;
-  await stop();
-  const line = Buffer.concat(chunks).toString('utf8').trim().split('\n').filter((l) => l.startsWith('{')).pop();
-  if (code !== 0 || !line) throw new Error(`open-loop generator failed (${code}): ${proc.tail().slice(-2000)}`);
-  return JSON.parse(line);
 }
 
 /** A pdp started with --cpu-prof, the same load for `seconds`, a graceful stop, and a summary. */

@@ -863,3 +863,19 @@ export function summariseCpuProfile(file, { fromUs = -Infinity, toUs = Infinity 
 }
 
 export const log = (message) => console.log(`  · ${message}`);
+
+/**
+ * One run of the open-loop generator (scripts/bench/open-loop.mjs, its own process, or `script`): requests at a fixed
+ * rate, each timed from the moment it was due. Answers its JSON summary.
+ */
+export async function runOpenLoop(options, script = path.join(BENCH_DIR, 'open-loop.mjs')) {
+  const proc = spawnNode(script, { args: [JSON.stringify(options)], stdout: 'pipe', label: `open-loop-${options.title ?? ''}` });
+  const stop = onCleanup(() => proc.kill());
+  const chunks = [];
+  proc.child.stdout.on('data', (chunk) => chunks.push(chunk));
+  const code = await proc.exited;
+  await stop();
+  const line = Buffer.concat(chunks).toString('utf8').trim().split('\n').filter((l) => l.startsWith('{')).pop();
+  if (code !== 0 || !line) throw new Error(`open-loop generator failed (${code}): ${proc.tail().slice(-2000)}`);
+  return JSON.parse(line);
+}
