@@ -40,7 +40,9 @@ async function isWritable(config: ClientConfig): Promise<boolean | Error> {
     const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
     return rows[0]?.standby === false;
   } catch (error) {
-    return error instanceof Error ? error : new Error(String(error));
+    // No `instanceof Error`: a socket's error may come from another realm (a test runner's sandbox) and must keep its
+    // `code` (ECONNREFUSED) for the start-up sentence.
+    return typeof error === 'object' && error !== null && 'message' in error ? (error as Error) : new Error(String(error));
   } finally {
     await client.end().catch(() => undefined);
   }
@@ -93,7 +95,7 @@ export class PrimaryTarget {
     this.lastError = undefined;
     for (const [index, url] of this.urls.entries()) {
       const writable = await isWritable({ connectionString: url });
-      if (writable instanceof Error) this.lastError = writable;
+      if (typeof writable !== 'boolean') this.lastError = writable;
       if (writable === true) {
         if (index !== this.index) this.logger?.warn({ from: hostOf(this.current()), to: hostOf(url) }, 'database primary moved');
         this.index = index;
