@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { MAX_BATCH_ITEMS } from './batch';
+import { anyObject } from './schema-kit';
 import { modifierType } from './schemas';
 
 /**
@@ -8,25 +9,6 @@ import { modifierType } from './schemas';
  * Unknown fields are ignored wherever they appear (§10.1.1), so every object schema here allows them.
  * How these map onto Custos events and decisions is in authzen-mapping.ts and docs/api.md, "AuthZEN".
  */
-
-/** §5.1; a Resource (§5.2) has the same shape. */
-export interface AuthZenEntity {
-  type: string;
-  id: string;
-  properties?: Record<string, unknown>;
-}
-
-export type AuthZenSubject = AuthZenEntity;
-export type AuthZenResource = AuthZenEntity;
-
-/** §5.3 */
-export interface AuthZenAction {
-  name: string;
-  properties?: Record<string, unknown>;
-}
-
-/** §5.4: any object. */
-export type AuthZenContext = Record<string, unknown>;
 
 /** §7.1.2.1 */
 export const EVALUATIONS_SEMANTICS = ['execute_all', 'deny_on_first_deny', 'permit_on_first_permit'] as const;
@@ -47,36 +29,6 @@ export const AUTHZEN_OPTIONS = {
    */
   context: 'custos_context',
 } as const;
-
-export interface AuthZenOptions {
-  evaluations_semantic?: EvaluationsSemantic;
-  custos_modifiers_supported?: boolean;
-  custos_context?: boolean;
-  [option: string]: unknown;
-}
-
-/** §6.1, plus `options` (an augmentation §4 allows; only `custos_modifiers_supported` means anything here). */
-export interface AccessEvaluationRequest {
-  subject: AuthZenSubject;
-  action: AuthZenAction;
-  resource: AuthZenResource;
-  context?: AuthZenContext;
-  options?: AuthZenOptions;
-}
-
-/** One entry of `evaluations`: whatever it omits comes from the top-level defaults (§7.1.1). */
-export interface AuthZenEvaluation {
-  subject?: AuthZenSubject;
-  action?: AuthZenAction;
-  resource?: AuthZenResource;
-  context?: AuthZenContext;
-}
-
-/** §7.1: without `evaluations` (or with an empty one) it is answered like a single evaluation. */
-export interface AccessEvaluationsRequest extends AuthZenEvaluation {
-  evaluations?: AuthZenEvaluation[];
-  options?: AuthZenOptions;
-}
 
 /**
  * What the pdp puts in a decision's `context` (§5.5.1 leaves its content to the implementation). It is there only
@@ -127,82 +79,97 @@ export function evaluationStops(semantic: EvaluationsSemantic, decision: boolean
   return false;
 }
 
-// ---- JSON Schemas (types only; which entities are required depends on the endpoint and on defaults) ----
+// ---- The requests, said once as JSON Schema (TypeBox); the types are read off them. Which entities a request
+// needs depends on the endpoint and on the defaults (§7.1.1): the mapping checks that, not the schemas. ----
 
-const propertiesSchema = { type: 'object', description: 'any further attributes', additionalProperties: true } as const;
+const propertiesSchema = anyObject('any further attributes');
 
 const entitySchema = (what: string) =>
-  ({
-    type: 'object',
-    required: ['type', 'id'],
-    description: `the ${what} (AuthZEN §5); reaches policies as the complex parameter \`${what}\``,
-    properties: { type: { type: 'string' }, id: { type: 'string' }, properties: propertiesSchema },
-    additionalProperties: true,
-  }) as const;
+  Type.Object(
+    { type: Type.String(), id: Type.String(), properties: Type.Optional(propertiesSchema) },
+    { description: `the ${what} (AuthZEN §5); reaches policies as the complex parameter \`${what}\``, additionalProperties: true },
+  );
 
+/** §5.1; a Resource (§5.2) has the same shape. */
 export const authzenSubjectSchema = entitySchema('subject');
 export const authzenResourceSchema = entitySchema('resource');
+export type AuthZenEntity = Static<typeof authzenSubjectSchema>;
+export type AuthZenSubject = AuthZenEntity;
+export type AuthZenResource = AuthZenEntity;
 
-export const authzenActionSchema = {
-  type: 'object',
-  required: ['name'],
-  description: 'the action (AuthZEN §5.3): `name` is an action name of the caller’s solution or a whole `urn:action:…`',
-  properties: { name: { type: 'string' }, properties: propertiesSchema },
-  additionalProperties: true,
-} as const;
-
-export const authzenContextSchema = {
-  type: 'object',
-  description: 'the environment (AuthZEN §5.4); reaches policies as the complex parameter `context`',
-  additionalProperties: true,
-} as const;
-
-export const authzenOptionsSchema = {
-  type: 'object',
-  properties: {
-    evaluations_semantic: { type: 'string', enum: [...EVALUATIONS_SEMANTICS], description: 'AuthZEN §7.1.2.1; `execute_all` when absent' },
-    custos_modifiers_supported: {
-      type: 'boolean',
-      description: '`false`: the caller cannot apply modifiers, so a decision with modifiers is answered `false`',
-    },
-    custos_context: {
-      type: 'boolean',
-      description: '`true`: every decision carries its context (decision id, revision, modifiers, delay, reason); otherwise only when the PEP must act on it',
-    },
+/** §5.3 */
+export const authzenActionSchema = Type.Object(
+  { name: Type.String(), properties: Type.Optional(propertiesSchema) },
+  {
+    description: 'the action (AuthZEN §5.3): `name` is an action name of the caller’s solution or a whole `urn:action:…`',
+    additionalProperties: true,
   },
-  additionalProperties: true,
-} as const;
+);
+export type AuthZenAction = Static<typeof authzenActionSchema>;
+
+/** §5.4: any object. */
+export const authzenContextSchema = anyObject('the environment (AuthZEN §5.4); reaches policies as the complex parameter `context`');
+export type AuthZenContext = Static<typeof authzenContextSchema>;
+
+export const authzenOptionsSchema = Type.Object(
+  {
+    evaluations_semantic: Type.Optional(
+      Type.Unsafe<EvaluationsSemantic>({ type: 'string', enum: [...EVALUATIONS_SEMANTICS], description: 'AuthZEN §7.1.2.1; `execute_all` when absent' }),
+    ),
+    custos_modifiers_supported: Type.Optional(
+      Type.Boolean({ description: '`false`: the caller cannot apply modifiers, so a decision with modifiers is answered `false`' }),
+    ),
+    custos_context: Type.Optional(
+      Type.Boolean({
+        description:
+          '`true`: every decision carries its context (decision id, revision, modifiers, delay, reason); otherwise only when the PEP must act on it',
+      }),
+    ),
+  },
+  { additionalProperties: true },
+);
+/** The request `options` the pdp reads (AUTHZEN_OPTIONS); others are allowed (§4) and ignored, so the type takes any. */
+export type AuthZenOptions = Static<typeof authzenOptionsSchema> & { [option: string]: unknown };
 
 const evaluationProperties = {
-  subject: authzenSubjectSchema,
-  action: authzenActionSchema,
-  resource: authzenResourceSchema,
-  context: authzenContextSchema,
-} as const;
+  subject: Type.Optional(authzenSubjectSchema),
+  action: Type.Optional(authzenActionSchema),
+  resource: Type.Optional(authzenResourceSchema),
+  context: Type.Optional(authzenContextSchema),
+};
 
-/** `POST /access/v1/evaluation` (§6.1). */
-export const accessEvaluationRequestSchema = {
-  type: 'object',
-  required: ['subject', 'action', 'resource'],
-  properties: { ...evaluationProperties, options: authzenOptionsSchema },
-  additionalProperties: true,
-} as const;
-
-/** `POST /access/v1/evaluations` (§7.1); the entities required after applying defaults are checked by the mapping. */
-export const accessEvaluationsRequestSchema = {
-  type: 'object',
-  properties: {
-    ...evaluationProperties,
-    evaluations: {
-      type: 'array',
-      maxItems: MAX_BATCH_ITEMS,
-      description: `at most ${MAX_BATCH_ITEMS}; each entry overrides the top-level defaults`,
-      items: { type: 'object', properties: evaluationProperties, additionalProperties: true },
-    },
-    options: authzenOptionsSchema,
+/** `POST /access/v1/evaluation` (§6.1), plus `options` (an augmentation §4 allows). */
+export const accessEvaluationRequestSchema = Type.Object(
+  {
+    subject: authzenSubjectSchema,
+    action: authzenActionSchema,
+    resource: authzenResourceSchema,
+    context: Type.Optional(authzenContextSchema),
+    options: Type.Optional(authzenOptionsSchema),
   },
-  additionalProperties: true,
-} as const;
+  { additionalProperties: true },
+);
+export type AccessEvaluationRequest = Static<typeof accessEvaluationRequestSchema>;
+
+/** One entry of `evaluations`: whatever it omits comes from the top-level defaults (§7.1.1). */
+const authzenEvaluationSchema = Type.Object(evaluationProperties, { additionalProperties: true });
+export type AuthZenEvaluation = Static<typeof authzenEvaluationSchema>;
+
+/** `POST /access/v1/evaluations` (§7.1): without `evaluations` (or with an empty one) it is answered like a single evaluation. */
+export const accessEvaluationsRequestSchema = Type.Object(
+  {
+    ...evaluationProperties,
+    evaluations: Type.Optional(
+      Type.Array(authzenEvaluationSchema, {
+        maxItems: MAX_BATCH_ITEMS,
+        description: `at most ${MAX_BATCH_ITEMS}; each entry overrides the top-level defaults`,
+      }),
+    ),
+    options: Type.Optional(authzenOptionsSchema),
+  },
+  { additionalProperties: true },
+);
+export type AccessEvaluationsRequest = Static<typeof accessEvaluationsRequestSchema>;
 
 export const custosDecisionContextSchema = Type.Object({
   /** The Custos decision id (`urn:decision:` + UUIDv7), the key of the decision log; when asked. */

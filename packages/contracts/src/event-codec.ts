@@ -1,6 +1,6 @@
-import type { Modifier } from './decision';
+import type { Modifier } from './schemas';
 import type { AuthorizationDecision } from './schemas';
-import type { Event, EventParameter, ParameterValue } from './event';
+import type { AcceptedEvent, AcceptedParameterValue, EventParameter, ParameterValue } from './event';
 import type { ProblemError } from './problem';
 import { parseUrn } from './urns';
 
@@ -45,7 +45,7 @@ export interface EventAction {
 }
 
 /** Both forms of api.md §3; undefined only when the schema was not checked first. */
-export function actionOf(actionId: Event['actionId']): EventAction | undefined {
+export function actionOf(actionId: AcceptedEvent['actionId']): EventAction | undefined {
   if ('urn' in actionId) {
     const parsed = parseUrn('action', actionId.urn);
     return parsed ? { urn: actionId.urn, solution: parsed.solution } : undefined;
@@ -54,7 +54,7 @@ export function actionOf(actionId: Event['actionId']): EventAction | undefined {
 }
 
 /** Parameter names must be unique (api.md §3): one located error per repeated name. */
-export function duplicateParameters(parameters: readonly EventParameter[] | undefined): ProblemError[] {
+export function duplicateParameters(parameters: AcceptedEvent['parameters']): ProblemError[] {
   if (!parameters || parameters.length < 2) return [];
   const first = new Map<string, number>();
   const errors: ProblemError[] = [];
@@ -70,7 +70,7 @@ export function duplicateParameters(parameters: readonly EventParameter[] | unde
  * The language value of a wire parameter: its JSON value, except that a complex value sent as
  * JSON text (as peers do) is parsed; text that does not parse stays a string.
  */
-export function parameterValue(value: ParameterValue): unknown {
+export function parameterValue(value: AcceptedParameterValue): unknown {
   const raw = value.value;
   if (value.isComplex === true && typeof raw === 'string') {
     try {
@@ -113,7 +113,7 @@ export function overlyDeepParameters(parameters: ReadonlyMap<string, unknown>, m
   return errors;
 }
 
-export function toEngineEvent(event: Event, action: string): CodecEngineEvent {
+export function toEngineEvent(event: AcceptedEvent, action: string): CodecEngineEvent {
   const parameters = new Map<string, unknown>();
   for (const parameter of event.parameters ?? []) parameters.set(parameter.name, parameterValue(parameter.value));
   return { action, timestamp: event.timestamp, parameters };

@@ -1,5 +1,5 @@
 import { MAX_BATCH_ITEMS } from './batch';
-import type { Event } from './event';
+import type { AcceptedEvent } from './event';
 import { actionOf, duplicateParameters, MAX_VALUE_DEPTH, parameterValue, type CodecEngineEvent, type EventAction } from './event-codec';
 import type { ProblemError } from './problem';
 import { outlineJson } from './json-outline';
@@ -82,7 +82,7 @@ export function parseEvent(value: unknown, options: EventParseOptions): Parsed<P
   }
   const shapeErrors = options.shape(value);
   if (shapeErrors.length > 0) return refused(400, 'the event does not match the schema', locatedWithin(at, shapeErrors));
-  const event = value as Event;
+  const event = value as AcceptedEvent;
   const duplicates = duplicateParameters(event.parameters);
   if (duplicates.length > 0) return refused(400, 'parameter names must be unique', locatedWithin(at, duplicates));
   const action = actionOf(event.actionId);

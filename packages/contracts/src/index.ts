@@ -1,5 +1,4 @@
 export * from './event';
-export * from './decision';
 export * from './component';
 export * from './policy';
 export * from './urns';

@@ -1,112 +1,42 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { Modifier } from './decision';
-
+import { stringOf } from './schema-kit';
 
 /**
- * JSON Schemas (draft 2020-12 subset that ajv compiles) of request bodies and of the decision.
- * They live here because they are part of the wire contract: the services validate with them and
- * their OpenAPI documents show them, so the two cannot drift apart.
+ * JSON Schemas (TypeBox; the draft 2020-12 subset ajv compiles) of the decision and its modifiers, the types read off
+ * them. They live here because they are part of the wire contract: the pdp answers by them, its OpenAPI document
+ * shows them and the SDK reads them, so the three cannot drift apart. The event's are in event.ts.
  */
-const TOKEN = '^[A-Za-z0-9._-]+$';
-
-export const parameterValueSchema = {
-  type: 'object',
-  required: ['value'],
-  properties: {
-    value: {},
-    type: { type: 'string', maxLength: 512 },
-    isComplex: { type: 'boolean' },
-  },
-  additionalProperties: true,
-} as const;
-
-export const eventParameterSchema = {
-  type: 'object',
-  required: ['name', 'value'],
-  properties: {
-    name: { type: 'string', minLength: 1, maxLength: 256 },
-    value: parameterValueSchema,
-  },
-  additionalProperties: true,
-} as const;
-
-export const MAX_EVENT_PARAMETERS = 1000;
-
-export const eventSchema = {
-  type: 'object',
-  required: ['actionId', 'timestamp'],
-  properties: {
-    actionId: {
-      oneOf: [
-        {
-          type: 'object',
-          required: ['scope', 'action'],
-          properties: {
-            scope: { type: 'string', minLength: 1, maxLength: 128, pattern: '^[a-z0-9._-]+$' },
-            action: { type: 'string', minLength: 1, maxLength: 256, pattern: TOKEN },
-          },
-        },
-        {
-          type: 'object',
-          required: ['urn'],
-          properties: {
-            urn: { type: 'string', maxLength: 400, pattern: '^urn:action:[a-z0-9._-]+:[A-Za-z0-9._-]+$' },
-          },
-        },
-      ],
-    },
-    timestamp: { type: 'integer', minimum: 0, maximum: 8640000000000000 },
-    parameters: { type: 'array', maxItems: MAX_EVENT_PARAMETERS, items: eventParameterSchema },
-  },
-  additionalProperties: true,
-} as const;
 
 /** The Java type names the pdp gives the values it answers with (modifier parameters, explanations). */
 export const ANSWERED_VALUE_TYPES = ['java.lang.String', 'java.lang.Double', 'java.lang.Boolean', 'java.lang.Object', 'java.util.ArrayList'] as const;
 
 /** A typed value in a pdp answer: unlike a request's, every field is there and the type is one of the above. */
-export const answeredValueSchema = {
-  type: 'object',
-  required: ['value', 'type', 'isComplex'],
-  properties: {
-    value: { description: 'the value; objects and lists are JSON' },
-    type: { type: 'string', enum: [...ANSWERED_VALUE_TYPES] },
-    isComplex: { type: 'boolean', description: 'true for objects and lists' },
-  },
-} as const;
+export const answeredValueSchema = Type.Object({
+  value: Type.Unknown({ description: 'the value; objects and lists are JSON' }),
+  type: stringOf(ANSWERED_VALUE_TYPES),
+  isComplex: Type.Boolean({ description: 'true for objects and lists' }),
+});
 
-const answeredParameterSchema = {
-  type: 'object',
-  required: ['name', 'value'],
-  properties: { name: { type: 'string' }, value: answeredValueSchema },
-} as const;
+const answeredParameterSchema = Type.Object({ name: Type.String(), value: answeredValueSchema });
+
+const modifierEngineSchema = Type.Object({ method: Type.String(), parameters: Type.Array(answeredParameterSchema) });
 
 /** One modifier of a decision (api.md §3). */
-export const modifierSchema = {
-  type: 'object',
-  required: ['name', 'expression', 'engine'],
-  properties: {
-    name: { type: 'string', description: 'the event parameter to modify' },
-    expression: { type: 'string', description: 'the jsonPathQuery, `$` when absent' },
-    engine: {
-      type: 'array',
-      minItems: 1,
-      maxItems: 1,
-      items: {
-        type: 'object',
-        required: ['method', 'parameters'],
-        properties: { method: { type: 'string' }, parameters: { type: 'array', items: answeredParameterSchema } },
-      },
-    },
-  },
-} as const;
+export const modifierSchema = Type.Object({
+  name: Type.String({ description: 'the event parameter to modify' }),
+  expression: Type.String({ description: 'the jsonPathQuery, `$` when absent' }),
+  engine: Type.Array(modifierEngineSchema, { minItems: 1, maxItems: 1 }),
+});
+
+export type ModifierEngine = Static<typeof modifierEngineSchema>;
 
 /**
- * A modifier as the schemas above state it, typed as the `Modifier` interface: its `engine` is a one-element tuple,
- * which JSON Schema says as an array of one item (`minItems`/`maxItems`) and TypeBox only as `prefixItems`, which the
- * OpenAPI tools and ajv's default draft read differently. So the interface stays, and this carries it into the
- * TypeBox schemas of the answers below.
+ * A modifier as its schema says it, with `engine` typed as what its `minItems`/`maxItems` make it, a one-element
+ * tuple (TypeBox says tuples only as `prefixItems`, which the OpenAPI tools and ajv's default draft read differently).
  */
+export type Modifier = Omit<Static<typeof modifierSchema>, 'engine'> & { engine: [ModifierEngine] };
+
+/** The modifier schema typed as `Modifier`, for the answers below and AuthZEN's context. */
 export const modifierType = Type.Unsafe<Modifier>(modifierSchema);
 
 /** The answer of POST /event (api.md §3). */
