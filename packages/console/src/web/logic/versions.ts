@@ -18,7 +18,7 @@ export function initialPair(versions: readonly Pick<DocumentVersion, 'number' | 
 export function pairCaption(from: number, to: number): string {
   if (from === to) return `Version ${from} compared with itself: nothing differs.`;
   const direction = from < to ? 'what changed' : 'what a restore of the older one would change back';
-  return `From version ${from} to version ${to} (${direction}): removed lines struck through, added lines marked.`;
+  return `From version ${from} to version ${to} (${direction}): removed lines have a red bar, added lines a green one.`;
 }
 
 /** The outcome of a restore as the editor says it, with the revision it took effect at when the deployed set changed. */
