@@ -4,6 +4,9 @@ import {
   type AuthorizationDecision,
   type Component,
   type DocumentCheck,
+  type DocumentRestoreAnswer,
+  type DocumentVersions,
+  type DocumentVersionText,
   type Event,
   type SolutionSettings,
   type SolutionSettingsAnswer,
@@ -135,6 +138,22 @@ export class ConsoleApi {
 
   replace(kind: DocumentKindName, id: string, xml: string): Promise<ChangeResult> {
     return this.change('PUT', `/ws/${kind}/${encodeURIComponent(id)}`, { body: xml, type: 'application/xml' });
+  }
+
+  /** Every text the document was stored with, oldest first (pap `GET /ws/{kind}/{id}/versions`). */
+  async versions(kind: DocumentKindName, id: string): Promise<DocumentVersions> {
+    return (await this.call('GET', `/ws/${kind}/${encodeURIComponent(id)}/versions`)).body as DocumentVersions;
+  }
+
+  /** One version with its text. */
+  async version(kind: DocumentKindName, id: string, n: number): Promise<DocumentVersionText> {
+    return (await this.call('GET', `/ws/${kind}/${encodeURIComponent(id)}/versions/${n}`)).body as DocumentVersionText;
+  }
+
+  /** Makes version n's text current as a new version; `deploy` deploys an undeployed document too (one revision). */
+  async restore(kind: DocumentKindName, id: string, n: number, deploy: boolean): Promise<DocumentRestoreAnswer> {
+    const path = `/ws/${kind}/${encodeURIComponent(id)}/versions/${n}/restore${deploy ? '?deploy=true' : ''}`;
+    return (await this.call('POST', path)).body as DocumentRestoreAnswer;
   }
 
   /** When a timer fires next (pap's `GET /ws/timer/{id}/schedule`, in the pdps' `POLICY_TIMEZONE`). */

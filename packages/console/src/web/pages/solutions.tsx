@@ -37,7 +37,9 @@ export function SolutionsPage({ ctx }: { ctx: ConsoleContext }) {
       setStatus(`Settings of ${answer.solution} at revision ${answer.revision}.`);
       setError('');
     } catch (e) {
+      // Nothing shown is of the solution asked for: neither the form nor the previous solution's revision.
       setLoaded(undefined);
+      setStatus('');
       setError(messageOf(e));
     }
   };
