@@ -467,7 +467,7 @@ async function runOpenLoopOnly(options) {
       const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
       if (file) {
         const summary = lib.summariseCpuProfile(path.join(profileDir, file), { fromUs: profiledFromUs, toUs: profiledToUs });
-        lib.log(`CPU profile: ${path.join(profileDir, file)}`);
+        lib.log(`CPU profile: ${path.join(profileDir, file)} (open-loop runs from ${profiledFromUs} to ${profiledToUs} µs, CLOCK_MONOTONIC)`);
         profileTables.push(
           { caption: 'CPU profile of replica 0 during the open-loop runs: top self time by function', header: ['self ms', 'self %', 'function', 'where'], rows: summary.functions.slice(0, 25) },
           { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 12) },
