@@ -334,10 +334,23 @@ async function costMeter(core, pdps) {
   };
 }
 
-/** Deploys the two open-loop policies: `hotkey` (whole-action count) and `peruser` (per-user count). */
+/** Allows every event of `action` but one user's, with no history: the HTTP path and the decision log alone. */
+const purePolicy = (name, action) => `<policy ${NS} id="${lib.policyId(name)}">
+  <mechanism event="urn:action:${S}:${action}">
+    <if><equals><event:string eventParameter="user" jsonPathQuery="$.id" default=""/><constant:string value="nobody"/></equals>
+      <then><inhibit reason="nobody"/></then></if>
+    <else><allow/></else>
+  </mechanism>
+</policy>`;
+
+/**
+ * Deploys the open-loop policies: `hotkey` (whole-action count), `peruser` (per-user count) and `purepath` (no
+ * history: what the same requests cost without it, at the same rate).
+ */
 const OPEN_LOOP_POLICIES = [
   [actionLimitPolicy('hotkey', 'hotkey'), 'hotkey'],
   [limitPolicy('peruser', 'peruser'), 'peruser'],
+  [purePolicy('purepath', 'purepath'), 'purepath'],
 ];
 
 /**
@@ -346,16 +359,19 @@ const OPEN_LOOP_POLICIES = [
  */
 async function openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs }) {
   const runs = [];
-  for (const [label, action] of [
-    ['one action, whole-action count (hot key)', 'hotkey'],
-    ['one action, per-user counts (64 users)', 'peruser'],
+  for (const [label, action, history] of [
+    ['one action, whole-action count (hot key)', 'hotkey', true],
+    ['one action, per-user counts (64 users)', 'peruser', true],
+    ['one action, no history (pure policy: the HTTP path alone)', 'purepath', false],
   ]) {
     lib.log(`open loop: ${label}, ${rate}/s over ${pdps.length} replicas, ${seconds} s`);
     const before = await historyPhases(core, pdps);
     const cost = await costMeter(core, pdps);
     const sampler = sampleBackends(core.database.url, core.database.name);
     const churn = deployEveryMs ? deployMeanwhile(core, deployEveryMs) : undefined;
+    const window = { fromUs: lib.hrtimeUs(), toUs: 0 };
     const result = await openLoop(pdps, headers, bodies(action, 64), { rate, seconds, title: action });
+    window.toUs = lib.hrtimeUs();
     const deployed = await churn?.stop();
     if (deployed !== undefined) lib.log(`  ${deployed} policies of other actions deployed meanwhile`);
     const backends = await sampler.stop();
@@ -370,7 +386,7 @@ async function openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs 
       `  per decision: pdps ${lib.fmt(costs.pdpUs, 0)} µs CPU, PostgreSQL ${lib.fmt(costs.dbUs, 0)} µs CPU, ${lib.fmt(costs.commits, 2)} commits; ` +
         `load average ${lib.fmt(costs.load, 1)}`,
     );
-    runs.push({ label, action, result, phases, backends, costs });
+    runs.push({ label, action, history, window, result, phases, backends, costs });
   }
   return runs;
 }
@@ -468,6 +484,7 @@ async function runOpenLoopOnly(options) {
       if (file) {
         const summary = lib.summariseCpuProfile(path.join(profileDir, file), { fromUs: profiledFromUs, toUs: profiledToUs });
         lib.log(`CPU profile: ${path.join(profileDir, file)} (open-loop runs from ${profiledFromUs} to ${profiledToUs} µs, CLOCK_MONOTONIC)`);
+        for (const run of runs) lib.log(`  ${run.action}: samples from ${run.window.fromUs} to ${run.window.toUs} µs`);
         profileTables.push(
           { caption: 'CPU profile of replica 0 during the open-loop runs: top self time by function', header: ['self ms', 'self %', 'function', 'where'], rows: summary.functions.slice(0, 25) },
           { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 12) },
@@ -493,7 +510,7 @@ async function runOpenLoopOnly(options) {
         ...profileTables,
       ],
       targets: [
-        ...runs.map((run) =>
+        ...runs.filter((run) => run.history).map((run) =>
           lib.target(`history p99 at a fixed ${rate}/s, ${run.label}, ${replicas} replicas`, `${run.result.latency.p99} ms (floor p99 ${lib.fmt(floor.p99)} ms)`, '≤ 5 ms', run.result.latency.p99 <= 5 && run.result.bad === 0),
         ),
         lib.target(`history decisions/s flat out, whole-action count, ${replicas} replicas`, `${lib.fmt(flat.rps)} (${flat.generator}; floor ${lib.fmt(floor.perSecond)} tx/s)`, '≥ 4,000', flat.rps >= 4000 && flat.bad === 0),
