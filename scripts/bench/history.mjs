@@ -376,14 +376,18 @@ async function openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs 
     if (deployed !== undefined) lib.log(`  ${deployed} policies of other actions deployed meanwhile`);
     const backends = await sampler.stop();
     const costs = await cost.stop(result.answered);
-    const phases = phaseRows(before, await historyPhases(core, pdps));
+    const after = await historyPhases(core, pdps);
+    const phases = phaseRows(before, after);
+    // Batches per decision: CPU per decision falls with batch size, which a loaded machine makes bigger.
+    costs.batches = ((after.record?.count ?? 0) - (before.record?.count ?? 0)) / Math.max(1, result.answered);
     lib.log(
       `  achieved ${lib.fmt(result.achievedPerSecond)}/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms ` +
         `(generator's own send lag p99 ${result.sendLag.p99} ms${result.cpuUsPerRequest === undefined ? '' : `, its CPU ${result.cpuUsPerRequest} µs/request`}; ` +
         `${result.bad} bad: ${result.errors} errors, status ${JSON.stringify(result.statusCodes)})`,
     );
     lib.log(
-      `  per decision: pdps ${lib.fmt(costs.pdpUs, 0)} µs CPU, PostgreSQL ${lib.fmt(costs.dbUs, 0)} µs CPU, ${lib.fmt(costs.commits, 2)} commits; ` +
+      `  per decision: pdps ${lib.fmt(costs.pdpUs, 0)} µs CPU, PostgreSQL ${lib.fmt(costs.dbUs, 0)} µs CPU, ${lib.fmt(costs.commits, 2)} commits, ` +
+        `${lib.fmt(costs.batches, 2)} batches; ` +
         `load average ${lib.fmt(costs.load, 1)}`,
     );
     runs.push({ label, action, history, window, result, phases, backends, costs });
@@ -403,10 +407,18 @@ const OPEN_LOOP_HEADER = ['traffic', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms',
 const costRows = (runs) =>
   runs
     .filter((run) => run.costs)
-    .map((run) => [run.label, lib.fmt(run.costs.pdpUs, 0), lib.fmt(run.costs.dbUs, 0), lib.fmt(run.costs.commits, 2), String(run.result.cpuUsPerRequest ?? '–'), lib.fmt(run.costs.load, 1)]);
+    .map((run) => [
+      run.label,
+      lib.fmt(run.costs.pdpUs, 0),
+      lib.fmt(run.costs.dbUs, 0),
+      lib.fmt(run.costs.commits, 2),
+      lib.fmt(run.costs.batches ?? 0, 2),
+      String(run.result.cpuUsPerRequest ?? '–'),
+      lib.fmt(run.costs.load, 1),
+    ]);
 const COST_TABLE = (runs) => ({
-  caption: 'per decision answered, open loop: CPU of the pdps and of PostgreSQL\'s backends, transactions committed (with the ~50/s of the backend sampler), the generator\'s own CPU; 1-minute load average at the end',
-  header: ['traffic', 'pdps µs', 'PostgreSQL µs', 'commits', 'generator µs', 'load'],
+  caption: 'per decision answered, open loop: CPU of the pdps and of PostgreSQL\'s backends, transactions committed (with the ~50/s of the backend sampler), history batches recorded (history_phase_seconds, phase record), the generator\'s own CPU; 1-minute load average at the end',
+  header: ['traffic', 'pdps µs', 'PostgreSQL µs', 'commits', 'batches', 'generator µs', 'load'],
   rows: costRows(runs),
 });
 const phaseTables = (runs) =>
