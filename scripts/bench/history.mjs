@@ -15,7 +15,9 @@
 //
 //   node scripts/bench/history.mjs [--quick]        (build first: npx turbo run build)
 //   node scripts/bench/history.mjs --open-loop [--rate 1000] [--seconds 10] [--replicas 3] [--preload n]
-//        only the open-loop runs of 4. (hot key, then per user), with the pdps' history phase timings from /metrics;
+//        only the open-loop runs of 4. (hot key, then per user, then a pure policy on the same requests: what the HTTP
+//        path alone costs at that rate), with the pdps' history phase timings from /metrics and their CPU, commits and
+//        history batches per decision;
 //        --preload records n events of the hot action earlier today first (a day's traffic: what a recount costs);
 //        --policies n deploys n pure policies of other actions beside (what the pdps' periodic snapshots carry);
 //        BENCH_PDP_MAIN=<other build's dist/main.js> runs another pdp build the same way (side-by-side comparisons);
