@@ -15,7 +15,9 @@
 //
 //   node scripts/bench/history.mjs [--quick]        (build first: npx turbo run build)
 //   node scripts/bench/history.mjs --open-loop [--rate 1000] [--seconds 10] [--replicas 3] [--preload n]
-//        only the open-loop runs of 4. (hot key, then per user), with the pdps' history phase timings from /metrics;
+//        only the open-loop runs of 4. (hot key, then per user, then a pure policy on the same requests: what the HTTP
+//        path alone costs at that rate), with the pdps' history phase timings from /metrics and their CPU, commits and
+//        history batches per decision;
 //        --preload records n events of the hot action earlier today first (a day's traffic: what a recount costs);
 //        --policies n deploys n pure policies of other actions beside (what the pdps' periodic snapshots carry);
 //        BENCH_PDP_MAIN=<other build's dist/main.js> runs another pdp build the same way (side-by-side comparisons);
@@ -334,10 +336,23 @@ async function costMeter(core, pdps) {
   };
 }
 
-/** Deploys the two open-loop policies: `hotkey` (whole-action count) and `peruser` (per-user count). */
+/** Allows every event of `action` but one user's, with no history: the HTTP path and the decision log alone. */
+const purePolicy = (name, action) => `<policy ${NS} id="${lib.policyId(name)}">
+  <mechanism event="urn:action:${S}:${action}">
+    <if><equals><event:string eventParameter="user" jsonPathQuery="$.id" default=""/><constant:string value="nobody"/></equals>
+      <then><inhibit reason="nobody"/></then></if>
+    <else><allow/></else>
+  </mechanism>
+</policy>`;
+
+/**
+ * Deploys the open-loop policies: `hotkey` (whole-action count), `peruser` (per-user count) and `purepath` (no
+ * history: what the same requests cost without it, at the same rate).
+ */
 const OPEN_LOOP_POLICIES = [
   [actionLimitPolicy('hotkey', 'hotkey'), 'hotkey'],
   [limitPolicy('peruser', 'peruser'), 'peruser'],
+  [purePolicy('purepath', 'purepath'), 'purepath'],
 ];
 
 /**
@@ -346,31 +361,38 @@ const OPEN_LOOP_POLICIES = [
  */
 async function openLoopRuns(core, pdps, headers, { rate, seconds, deployEveryMs }) {
   const runs = [];
-  for (const [label, action] of [
-    ['one action, whole-action count (hot key)', 'hotkey'],
-    ['one action, per-user counts (64 users)', 'peruser'],
+  for (const [label, action, history] of [
+    ['one action, whole-action count (hot key)', 'hotkey', true],
+    ['one action, per-user counts (64 users)', 'peruser', true],
+    ['one action, no history (pure policy: the HTTP path alone)', 'purepath', false],
   ]) {
     lib.log(`open loop: ${label}, ${rate}/s over ${pdps.length} replicas, ${seconds} s`);
     const before = await historyPhases(core, pdps);
     const cost = await costMeter(core, pdps);
     const sampler = sampleBackends(core.database.url, core.database.name);
     const churn = deployEveryMs ? deployMeanwhile(core, deployEveryMs) : undefined;
+    const window = { fromUs: lib.hrtimeUs(), toUs: 0 };
     const result = await openLoop(pdps, headers, bodies(action, 64), { rate, seconds, title: action });
+    window.toUs = lib.hrtimeUs();
     const deployed = await churn?.stop();
     if (deployed !== undefined) lib.log(`  ${deployed} policies of other actions deployed meanwhile`);
     const backends = await sampler.stop();
     const costs = await cost.stop(result.answered);
-    const phases = phaseRows(before, await historyPhases(core, pdps));
+    const after = await historyPhases(core, pdps);
+    const phases = phaseRows(before, after);
+    // Batches per decision: CPU per decision falls with batch size, which a loaded machine makes bigger.
+    costs.batches = ((after.record?.count ?? 0) - (before.record?.count ?? 0)) / Math.max(1, result.answered);
     lib.log(
       `  achieved ${lib.fmt(result.achievedPerSecond)}/s, p50 ${result.latency.p50} ms, p99 ${result.latency.p99} ms, max ${result.latency.max} ms ` +
         `(generator's own send lag p99 ${result.sendLag.p99} ms${result.cpuUsPerRequest === undefined ? '' : `, its CPU ${result.cpuUsPerRequest} µs/request`}; ` +
         `${result.bad} bad: ${result.errors} errors, status ${JSON.stringify(result.statusCodes)})`,
     );
     lib.log(
-      `  per decision: pdps ${lib.fmt(costs.pdpUs, 0)} µs CPU, PostgreSQL ${lib.fmt(costs.dbUs, 0)} µs CPU, ${lib.fmt(costs.commits, 2)} commits; ` +
+      `  per decision: pdps ${lib.fmt(costs.pdpUs, 0)} µs CPU, PostgreSQL ${lib.fmt(costs.dbUs, 0)} µs CPU, ${lib.fmt(costs.commits, 2)} commits, ` +
+        `${lib.fmt(costs.batches, 2)} batches; ` +
         `load average ${lib.fmt(costs.load, 1)}`,
     );
-    runs.push({ label, action, result, phases, backends, costs });
+    runs.push({ label, action, history, window, result, phases, backends, costs });
   }
   return runs;
 }
@@ -387,10 +409,18 @@ const OPEN_LOOP_HEADER = ['traffic', 'achieved/s', 'p50 ms', 'p99 ms', 'max ms',
 const costRows = (runs) =>
   runs
     .filter((run) => run.costs)
-    .map((run) => [run.label, lib.fmt(run.costs.pdpUs, 0), lib.fmt(run.costs.dbUs, 0), lib.fmt(run.costs.commits, 2), String(run.result.cpuUsPerRequest ?? '–'), lib.fmt(run.costs.load, 1)]);
+    .map((run) => [
+      run.label,
+      lib.fmt(run.costs.pdpUs, 0),
+      lib.fmt(run.costs.dbUs, 0),
+      lib.fmt(run.costs.commits, 2),
+      lib.fmt(run.costs.batches ?? 0, 2),
+      String(run.result.cpuUsPerRequest ?? '–'),
+      lib.fmt(run.costs.load, 1),
+    ]);
 const COST_TABLE = (runs) => ({
-  caption: 'per decision answered, open loop: CPU of the pdps and of PostgreSQL\'s backends, transactions committed (with the ~50/s of the backend sampler), the generator\'s own CPU; 1-minute load average at the end',
-  header: ['traffic', 'pdps µs', 'PostgreSQL µs', 'commits', 'generator µs', 'load'],
+  caption: 'per decision answered, open loop: CPU of the pdps and of PostgreSQL\'s backends, transactions committed (with the ~50/s of the backend sampler), history batches recorded (history_phase_seconds, phase record), the generator\'s own CPU; 1-minute load average at the end',
+  header: ['traffic', 'pdps µs', 'PostgreSQL µs', 'commits', 'batches', 'generator µs', 'load'],
   rows: costRows(runs),
 });
 const phaseTables = (runs) =>
@@ -467,7 +497,8 @@ async function runOpenLoopOnly(options) {
       const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
       if (file) {
         const summary = lib.summariseCpuProfile(path.join(profileDir, file), { fromUs: profiledFromUs, toUs: profiledToUs });
-        lib.log(`CPU profile: ${path.join(profileDir, file)}`);
+        lib.log(`CPU profile: ${path.join(profileDir, file)} (open-loop runs from ${profiledFromUs} to ${profiledToUs} µs, CLOCK_MONOTONIC)`);
+        for (const run of runs) lib.log(`  ${run.action}: samples from ${run.window.fromUs} to ${run.window.toUs} µs`);
         profileTables.push(
           { caption: 'CPU profile of replica 0 during the open-loop runs: top self time by function', header: ['self ms', 'self %', 'function', 'where'], rows: summary.functions.slice(0, 25) },
           { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 12) },
@@ -493,7 +524,7 @@ async function runOpenLoopOnly(options) {
         ...profileTables,
       ],
       targets: [
-        ...runs.map((run) =>
+        ...runs.filter((run) => run.history).map((run) =>
           lib.target(`history p99 at a fixed ${rate}/s, ${run.label}, ${replicas} replicas`, `${run.result.latency.p99} ms (floor p99 ${lib.fmt(floor.p99)} ms)`, '≤ 5 ms', run.result.latency.p99 <= 5 && run.result.bad === 0),
         ),
         lib.target(`history decisions/s flat out, whole-action count, ${replicas} replicas`, `${lib.fmt(flat.rps)} (${flat.generator}; floor ${lib.fmt(floor.perSecond)} tx/s)`, '≥ 4,000', flat.rps >= 4000 && flat.bad === 0),

@@ -654,7 +654,9 @@ export async function runWrk({ url, method = 'GET', headers = {}, body, connecti
   const err = [];
   child.stdout.on('data', (chunk) => out.push(chunk));
   child.stderr.on('data', (chunk) => err.push(chunk));
-  const code = await new Promise((resolve) => child.once('exit', (exitCode, signal) => resolve(exitCode ?? signal)));
+  // 'close', not 'exit': 'exit' may come before the last of the child's output has been read from its pipes (under
+  // load, a wrk process's summary line was then missing although it had exited 0). 'close' comes after both pipes end.
+  const code = await new Promise((resolve) => child.once('close', (exitCode, signal) => resolve(exitCode ?? signal)));
   children.delete(child);
   await stop();
   rmSync(dir, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-import { createHmac } from 'node:crypto';
+import { createHmac, createSecretKey, type KeyObject } from 'node:crypto';
 import { historyFilterValue, type HistoryFilter } from '@custos/policy-engine';
 
 /**
@@ -45,6 +45,11 @@ const COMMA = new Punctuation(',');
 const CLOSE_LIST = new Punctuation(']');
 const CLOSE_OBJECT = new Punctuation('}');
 
+/** HMAC inputs longer than this are hashed every time (a long value is rarely asked again, and would fill the memory). */
+const REMEMBERED_INPUT_CHARS = 256;
+/** Most keys remembered; beyond that all are forgotten. */
+const REMEMBERED_KEYS = 10_000;
+
 /** Which recorded parameter (and which path inside it) some deployed `eventOccurrence` filters on. */
 export interface FilterPath {
   readonly name: string;
@@ -58,21 +63,33 @@ export interface FilterPath {
  * HMAC-SHA256 truncated to 128 bits, base64url.
  */
 export class HistoryHasher {
-  constructor(private readonly secret: string) {}
+  /** Keys computed lately, by their HMAC input (only short inputs; bounded): a user's key is asked by each of their decisions. */
+  private readonly keys = new Map<string, string>();
+  private readonly secretKey: KeyObject;
+
+  constructor(secret: string) {
+    this.secretKey = createSecretKey(Buffer.from(secret, 'utf8'));
+  }
 
   key(name: string, path: string | null, value: unknown): string {
-    return createHmac('sha256', this.secret)
-      .update(JSON.stringify([name, path]))
-      .update('\n')
-      .update(canonicalJson(value ?? null))
-      .digest()
-      .subarray(0, 16)
-      .toString('base64url');
+    const input = `${JSON.stringify([name, path])}\n${canonicalJson(value ?? null)}`;
+    if (input.length > REMEMBERED_INPUT_CHARS) return this.hash(input);
+    let key = this.keys.get(input);
+    if (key === undefined) {
+      key = this.hash(input);
+      if (this.keys.size >= REMEMBERED_KEYS) this.keys.clear();
+      this.keys.set(input, key);
+    }
+    return key;
+  }
+
+  private hash(input: string): string {
+    return createHmac('sha256', this.secretKey).update(input).digest().subarray(0, 16).toString('base64url');
   }
 
   /** The hash `valueChanged` state is stored as. */
   value(value: unknown): string {
-    return createHmac('sha256', this.secret).update('valueChanged\n').update(canonicalJson(value ?? null)).digest().subarray(0, 16).toString('base64url');
+    return createHmac('sha256', this.secretKey).update('valueChanged\n').update(canonicalJson(value ?? null)).digest().subarray(0, 16).toString('base64url');
   }
 
   /**

@@ -45,8 +45,8 @@ export function isKnownTimeZone(timeZone: string): boolean {
   return formatter(timeZone) !== null;
 }
 
-/** The wall clock of `instant` in `timeZone`; null for an unknown zone or an instant out of range. */
-export function wallClockOf(instant: number, timeZone: string): WallClock | null {
+/** The wall clock of `instant` in `timeZone`, read by formatting it (a few µs); null for an unknown zone or an instant out of range. */
+function formatWall(instant: number, timeZone: string): WallClock | null {
   const format = formatter(timeZone);
   if (format === null || !Number.isFinite(instant) || Math.abs(instant) > 8.64e15) return null;
   const fields: Record<string, number> = {};
@@ -65,6 +65,39 @@ export function wallClockOf(instant: number, timeZone: string): WallClock | null
     second: fields.second ?? 0,
     millisecond: ((instant % 1000) + 1000) % 1000,
   };
+}
+
+const MINUTE = 60_000;
+
+/**
+ * Per zone, the minute (of UTC) the clock was last read in, and — once read a second time in it — the zone's offset
+ * if it is the same at the minute's first and last millisecond. Offsets change only at a zone's transitions, and no
+ * zone has two transitions within one minute, so the offset is then that all through the minute and the wall clock
+ * of any instant in it is the instant plus the offset: a decision's "now" is read once per minute by Intl instead of
+ * once per decision. Only for instants from 1970 on (decisions' clocks): before 1583, Intl's calendar is Julian and
+ * an offset could not carry its dates.
+ */
+const MINUTES = new Map<string, { from: number; offset: number | null; checked: boolean }>();
+
+/** The wall clock of `instant` in `timeZone`; null for an unknown zone or an instant out of range. */
+export function wallClockOf(instant: number, timeZone: string): WallClock | null {
+  if (!Number.isSafeInteger(instant) || instant < 0) return formatWall(instant, timeZone);
+  const from = instant - (instant % MINUTE);
+  const known = MINUTES.get(timeZone);
+  if (known === undefined || known.from !== from) {
+    const wall = formatWall(instant, timeZone);
+    if (wall !== null) {
+      if (known === undefined && MINUTES.size > 64) MINUTES.clear();
+      MINUTES.set(timeZone, { from, offset: null, checked: false });
+    }
+    return wall;
+  }
+  if (!known.checked) {
+    known.checked = true;
+    const first = offsetAt(from, timeZone);
+    if (first !== null && first === offsetAt(from + MINUTE - 1, timeZone)) known.offset = first;
+  }
+  return known.offset === null ? formatWall(instant, timeZone) : utcAsWall(instant + known.offset);
 }
 
 /** The wall clock read as if it were UTC: differences between two of these are wall-clock differences. */
@@ -90,11 +123,14 @@ export function utcAsWall(time: number): WallClock {
 
 /** Offset of the zone at `instant`, in ms (wall − UTC). */
 function offsetAt(instant: number, timeZone: string): number | null {
-  const wall = wallClockOf(instant, timeZone);
+  const wall = formatWall(instant, timeZone);
   return wall === null ? null : wallAsUtc(wall) - instant;
 }
 
 const HALF_DAY = 12 * 3_600_000;
+
+/** instantOf's answers (bounded). */
+const INSTANTS = new Map<string, number | null>();
 
 /**
  * The instant at which the wall clock of `timeZone` shows `wall`. Where a daylight-saving change makes the wall time
@@ -103,6 +139,18 @@ const HALF_DAY = 12 * 3_600_000;
  * whose midnight is skipped is the first instant of that day. Null for an unknown zone.
  */
 export function instantOf(wall: WallClock, timeZone: string): number | null {
+  // A pure function of its arguments, asked for the same midnight by every decision of a day ("today"): remembered.
+  const key = `${timeZone}\u0000${wall.year}-${wall.month}-${wall.day} ${wall.hour}:${wall.minute}:${wall.second}.${wall.millisecond}`;
+  const remembered = INSTANTS.get(key);
+  if (remembered !== undefined) return remembered;
+  const instant = findInstant(wall, timeZone);
+  if (INSTANTS.size >= 4096) INSTANTS.clear();
+  INSTANTS.set(key, instant);
+  return instant;
+}
+
+
+function findInstant(wall: WallClock, timeZone: string): number | null {
   const local = wallAsUtc(wall);
   const before = offsetAt(local - HALF_DAY, timeZone);
   const after = offsetAt(local + HALF_DAY, timeZone);

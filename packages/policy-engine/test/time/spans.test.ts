@@ -41,6 +41,43 @@ describe('wall clock and instants', () => {
   });
 });
 
+describe('wall clock read many times in one minute (the offset remembered per minute)', () => {
+  /** Every 250 ms of a minute, each read twice, so that the remembered offset answers all but the first reads. */
+  const readsOfMinute = (startIso: string, zone: string) => {
+    const start = at(startIso);
+    const reads: Array<ReturnType<typeof wallClockOf>> = [];
+    for (let offset = 0; offset < 60_000; offset += 250) {
+      reads.push(wallClockOf(start + offset, zone));
+      reads.push(wallClockOf(start + offset, zone));
+    }
+    return reads;
+  };
+
+  it('gives the wall clock Intl gives, on each side of a summer-time change', () => {
+    const before = readsOfMinute('2024-03-31T00:59:00Z', BERLIN);
+    expect(before[0]).toMatchObject({ day: 31, hour: 1, minute: 59, second: 0 });
+    expect(before[before.length - 1]).toMatchObject({ day: 31, hour: 1, minute: 59, second: 59, millisecond: 750 });
+    const after = readsOfMinute('2024-03-31T01:00:00Z', BERLIN);
+    expect(after[0]).toMatchObject({ day: 31, hour: 3, minute: 0, second: 0 });
+    expect(after[after.length - 1]).toMatchObject({ day: 31, hour: 3, minute: 0, second: 59, millisecond: 750 });
+  });
+
+  it('a minute in which the offset changes is read by Intl every time', () => {
+    // Liberia went from −0:44:30 to UTC at 1972-01-07 00:44:30Z, half way through a minute of UTC.
+    const reads = readsOfMinute('1972-01-07T00:44:00Z', 'Africa/Monrovia');
+    expect(reads[0]).toMatchObject({ year: 1972, month: 1, day: 6, hour: 23, minute: 59, second: 30 });
+    expect(reads[2 * 116]).toMatchObject({ day: 6, hour: 23, minute: 59, second: 59, millisecond: 0 });
+    expect(reads[2 * 120]).toMatchObject({ day: 7, hour: 0, minute: 44, second: 30, millisecond: 0 });
+    expect(reads[reads.length - 1]).toMatchObject({ day: 7, hour: 0, minute: 44, second: 59, millisecond: 750 });
+  });
+
+  it('today asked all day long starts at the same midnight, and the next day at the next', () => {
+    const starts = new Set<string | null>();
+    for (let hour = 0; hour < 24; hour += 1) starts.add(span('today', `2024-05-10T${String(hour).padStart(2, '0')}:30:00Z`, SYDNEY)[0]);
+    expect([...starts]).toEqual(['2024-05-09T14:00:00.000Z', '2024-05-10T14:00:00.000Z']);
+  });
+});
+
 describe('fixedTime spans in a zone that is not UTC', () => {
   it('today on the day summer time starts is 23 hours long and ends now', () => {
     expect(span('today', '2024-03-31T10:00:00Z')).toEqual(['2024-03-30T23:00:00.000Z', '2024-03-31T10:00:00.001Z']);
