@@ -119,8 +119,9 @@ export function spawnNode(file, { args = [], nodeArgs = [], env = {}, stdout = '
   };
   child.stderr.on('data', keep);
   child.stdout?.on('data', keep);
+  // 'close', not 'exit' (as in runWrk): the load generators' figures are their last output, read after they end.
   const exited = new Promise((resolve) =>
-    child.once('exit', (code, signal) => {
+    child.once('close', (code, signal) => {
       children.delete(child);
       resolve(code ?? signal);
     }),
