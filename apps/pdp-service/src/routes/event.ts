@@ -29,6 +29,7 @@ import { CHARS_PER_DECISION, type Admission, type Admitted } from '../admission'
 import type { DefaultDecision } from '../config';
 import { Decider } from '../decision/decider';
 import { AnsweredDecisions } from '../decision/answered';
+import { answerText } from './answer-text';
 import { createDecisionLogger } from '../decision/log';
 import { runDecision, type Decided } from '../decision/pipeline';
 import type { DecisionOutcome, PdpMetrics } from '../metrics';
@@ -220,9 +221,9 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
   const answer = (call: EventCall, active: ActivePolicySet, action: EventAction, done: Decided): void => {
     const { explain, requestId } = call;
     const { decision } = done;
-    const text = JSON.stringify(
-      explain ? { ...done.answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision, ...defaultOf(decision) } : done.answer,
-    );
+    const text = explain
+      ? JSON.stringify({ ...done.answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision, ...defaultOf(decision) })
+      : answerText(done.answer);
     writeDecisionAnswer(call.res, text, active.revision, requestId);
     release(call);
 
