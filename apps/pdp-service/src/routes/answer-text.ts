@@ -1,5 +1,5 @@
 import type { AuthorizationDecision, Modifier } from '@custos/contracts';
-import { jsonNumber, jsonString } from '../decision/json-text';
+import { jsonNumber, jsonString, lastJsonString } from '../decision/json-text';
 
 /**
  * The JSON text of a decision's answer (`AuthorizationDecision`), exactly as JSON.stringify writes it, written member
@@ -31,6 +31,13 @@ export function answerText(answer: AuthorizationDecision): string {
   return `{"id":{"identifier":${jsonString(id.identifier)}},"eventAllowed":${answer.eventAllowed},"modifiers":${list}],"delay":${jsonNumber(answer.delay)}}`;
 }
 
+// The members that repeat from answer to answer (a policy's modifier is the same in each), each with its last text.
+const nameText = lastJsonString();
+const expressionText = lastJsonString();
+const methodText = lastJsonString();
+const parameterNameText = lastJsonString();
+const typeText = lastJsonString();
+
 /** One modifier's text; undefined when it is not of the wire shape (then the caller uses JSON.stringify). */
 function modifierText(modifier: Modifier): string | undefined {
   if (typeof modifier !== 'object' || modifier === null) return undefined;
@@ -52,13 +59,13 @@ function modifierText(modifier: Modifier): string | undefined {
       if (typeof type !== 'string' || typeof isComplex !== 'boolean') return undefined;
       const rawText = valueText(raw);
       if (rawText === undefined) return undefined;
-      const text = `{"name":${jsonString(parameterName)},"value":{"value":${rawText},"type":${jsonString(type)},"isComplex":${isComplex}}}`;
+      const text = `{"name":${parameterNameText(parameterName)},"value":{"value":${rawText},"type":${typeText(type)},"isComplex":${isComplex}}}`;
       list += p === 0 ? text : `,${text}`;
     }
-    const text = `{"method":${jsonString(method)},"parameters":${list}]}`;
+    const text = `{"method":${methodText(method)},"parameters":${list}]}`;
     engines += e === 0 ? text : `,${text}`;
   }
-  return `{"name":${jsonString(name)},"expression":${jsonString(expression)},"engine":${engines}]}`;
+  return `{"name":${nameText(name)},"expression":${expressionText(expression)},"engine":${engines}]}`;
 }
 
 /** A parameter's value: strings, numbers and booleans directly, JSON values through JSON.stringify; undefined for anything else. */

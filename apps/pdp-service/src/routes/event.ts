@@ -128,8 +128,8 @@ interface EventCall {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly explain: boolean;
-  /** process.hrtime when it arrived, for the latency. */
-  readonly started: bigint;
+  /** performance.now() when it arrived, for the latency. */
+  readonly started: number;
   /** The UUIDv7 of the request: the decision id, and the request id unless the client sent one. */
   readonly uuid: string;
   readonly requestId: string;
@@ -181,8 +181,12 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     call.principal = principal;
     call.admitted = admission.admit(principal);
     readJsonTextThen(call.req, MAX_EVENT_BYTES, (error, sent) => {
-      if (error !== undefined) fail(call, error);
-      else step(call, () => withBody(call, sent));
+      if (error !== undefined) return fail(call, error);
+      try {
+        withBody(call, sent);
+      } catch (thrown) {
+        fail(call, thrown);
+      }
     });
   };
 
@@ -227,7 +231,7 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     writeDecisionAnswer(call.res, text, active.revision, requestId);
     release(call);
 
-    const seconds = Number(process.hrtime.bigint() - call.started) / 1e9;
+    const seconds = (performance.now() - call.started) / 1e3;
     answered.add(
       {
         decisionId: done.decisionId,
@@ -260,14 +264,16 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
       req,
       res,
       explain,
-      started: process.hrtime.bigint(),
+      started: performance.now(),
       uuid,
       requestId: sentId === undefined ? uuid : requestIdOf(sentId),
     };
-    step(call, () => {
+    try {
       const known = principalNow(verifier, req);
       if (known !== undefined) withPrincipal(call, known);
       else decidingPrincipal(verifier, req).then((principal) => step(call, () => withPrincipal(call, principal)), (error: unknown) => fail(call, error));
-    });
+    } catch (error) {
+      fail(call, error);
+    }
   };
 }
