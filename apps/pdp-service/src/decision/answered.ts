@@ -73,8 +73,10 @@ export class AnsweredDecisions {
       return;
     }
     if (!lines.enabled()) return;
+    // The lines of one pass are made in the same moment: one clock reading for all.
+    const time = lines.now();
     let text = '';
-    for (const record of records) text += lines.line(DECISION_MSG, decisionMembers(record));
+    for (const record of records) text += lines.line(DECISION_MSG, decisionMembers(record), time);
     lines.write(text);
   }
 }

@@ -18,3 +18,19 @@ export function jsonStrings(values: readonly string[]): string {
   for (let i = 1; i < values.length; i++) text += `,${jsonString(values[i] ?? '')}`;
   return `${text}]`;
 }
+
+/**
+ * jsonString remembering its last value: for a field that is the same in line after line (the client, the action,
+ * its solution, a matched policy), the text is made once instead of checked again per line.
+ */
+export function lastJsonString(): (value: string) => string {
+  let last = '';
+  let lastText = '""';
+  return (value) => {
+    if (value !== last) {
+      last = value;
+      lastText = jsonString(value);
+    }
+    return lastText;
+  };
+}

@@ -1,6 +1,6 @@
 import { infoLineWriter, type InfoLineWriter, type Logger } from '@custos/service-kit';
 import type { EngineDecision } from '@custos/policy-engine';
-import { jsonNumber, jsonString, jsonStrings } from './json-text';
+import { jsonNumber, jsonString, jsonStrings, lastJsonString } from './json-text';
 
 export interface DecisionRecord {
   decisionId: string;
@@ -50,6 +50,17 @@ export function logDecision(logger: Logger, record: DecisionRecord): void {
 /** The `msg` of a decision line. */
 export const DECISION_MSG = 'decision';
 
+// The fields that repeat from line to line, each with its last text (see lastJsonString).
+const clientText = lastJsonString();
+const actionText = lastJsonString();
+const solutionText = lastJsonString();
+const policyText = lastJsonString();
+let lastRevision = Number.NaN;
+let lastRevisionText = 'null';
+
+/** `matchedPolicies`: nearly always one policy, most often the one of the line before. */
+const matchedText = (policies: readonly string[]): string => (policies.length === 1 ? `[${policyText(policies[0] as string)}]` : jsonStrings(policies));
+
 /** The fields of a decision line as JSON text (the members of its object, without the braces). */
 export function decisionMembers(record: DecisionRecord): string {
   const { decision } = record;
@@ -63,10 +74,14 @@ export function decisionMembers(record: DecisionRecord): string {
       : JSON.stringify(decision.executions.map((e) => ({ policyId: e.policyId, action: e.action })));
   // Where the default decided: whose default it was (a solution's settings, or the pdp's own).
   const defaultSource = decision.defaultSource === undefined ? '' : `"defaultSource":${jsonString(decision.defaultSource)},`;
+  if (record.revision !== lastRevision) {
+    lastRevision = record.revision;
+    lastRevisionText = jsonNumber(record.revision);
+  }
   return (
     `"decisionId":${jsonString(record.decisionId)},"requestId":${jsonString(record.requestId)},` +
-    `"clientId":${jsonString(record.clientId)},"action":${jsonString(record.action)},"solution":${jsonString(record.solution)},` +
-    `"revision":${jsonNumber(record.revision)},"explain":${record.explain},"matchedPolicies":${jsonStrings(decision.matchedPolicies)},` +
+    `"clientId":${clientText(record.clientId)},"action":${actionText(record.action)},"solution":${solutionText(record.solution)},` +
+    `"revision":${lastRevisionText},"explain":${record.explain},"matchedPolicies":${matchedText(decision.matchedPolicies)},` +
     `"allowed":${decision.allowed},"decided":${decision.decided},${defaultSource}"modifiers":${decision.modifiers.length},` +
     `"delayMs":${jsonNumber(decision.delayMs)},"latencyUs":${jsonNumber(record.latencyUs)},"errors":${errors},` +
     `"plannedExecutions":${record.explain ? 0 : decision.executions.length},"executions":${executions}`

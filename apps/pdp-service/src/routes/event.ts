@@ -29,6 +29,7 @@ import { CHARS_PER_DECISION, type Admission, type Admitted } from '../admission'
 import type { DefaultDecision } from '../config';
 import { Decider } from '../decision/decider';
 import { AnsweredDecisions } from '../decision/answered';
+import { answerText } from './answer-text';
 import { createDecisionLogger } from '../decision/log';
 import { runDecision, type Decided } from '../decision/pipeline';
 import type { DecisionOutcome, PdpMetrics } from '../metrics';
@@ -127,8 +128,8 @@ interface EventCall {
   readonly req: IncomingMessage;
   readonly res: ServerResponse;
   readonly explain: boolean;
-  /** process.hrtime when it arrived, for the latency. */
-  readonly started: bigint;
+  /** performance.now() when it arrived, for the latency. */
+  readonly started: number;
   /** The UUIDv7 of the request: the decision id, and the request id unless the client sent one. */
   readonly uuid: string;
   readonly requestId: string;
@@ -180,8 +181,12 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     call.principal = principal;
     call.admitted = admission.admit(principal);
     readJsonTextThen(call.req, MAX_EVENT_BYTES, (error, sent) => {
-      if (error !== undefined) fail(call, error);
-      else step(call, () => withBody(call, sent));
+      if (error !== undefined) return fail(call, error);
+      try {
+        withBody(call, sent);
+      } catch (thrown) {
+        fail(call, thrown);
+      }
     });
   };
 
@@ -220,13 +225,13 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
   const answer = (call: EventCall, active: ActivePolicySet, action: EventAction, done: Decided): void => {
     const { explain, requestId } = call;
     const { decision } = done;
-    const text = JSON.stringify(
-      explain ? { ...done.answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision, ...defaultOf(decision) } : done.answer,
-    );
+    const text = explain
+      ? JSON.stringify({ ...done.answer, explanation: wireExplanation(decision.explanation), policyRevision: active.revision, ...defaultOf(decision) })
+      : answerText(done.answer);
     writeDecisionAnswer(call.res, text, active.revision, requestId);
     release(call);
 
-    const seconds = Number(process.hrtime.bigint() - call.started) / 1e9;
+    const seconds = (performance.now() - call.started) / 1e3;
     answered.add(
       {
         decisionId: done.decisionId,
@@ -259,14 +264,16 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
       req,
       res,
       explain,
-      started: process.hrtime.bigint(),
+      started: performance.now(),
       uuid,
       requestId: sentId === undefined ? uuid : requestIdOf(sentId),
     };
-    step(call, () => {
+    try {
       const known = principalNow(verifier, req);
       if (known !== undefined) withPrincipal(call, known);
       else decidingPrincipal(verifier, req).then((principal) => step(call, () => withPrincipal(call, principal)), (error: unknown) => fail(call, error));
-    });
+    } catch (error) {
+      fail(call, error);
+    }
   };
 }

@@ -53,8 +53,13 @@ export function infoLineWriter(logger: Logger): InfoLineWriter {
 export interface InfoLines {
   /** Whether the logger's level lets info lines through now. */
   enabled(): boolean;
-  /** The text of one line (with its newline) in the logger's format, as writeInfoLine would write it. */
-  line(msg: string, members: string): string;
+  /**
+   * The text of one line (with its newline) in the logger's format, as writeInfoLine would write it; `time` (from
+   * `now`) for lines made together, which share their millisecond, else the time now.
+   */
+  line(msg: string, members: string, time?: string): string;
+  /** The `time` of a line made now. */
+  now(): string;
   /** Writes the text of whole lines, made by `line`, at once. */
   write(text: string): void;
 }
@@ -72,12 +77,13 @@ export function infoLines(logger: Logger): InfoLines | undefined {
   let lastMsgJson = '""';
   return {
     enabled: () => logger.isLevelEnabled('info'),
-    line: (msg, members) => {
+    now: isoNow,
+    line: (msg, members, time = isoNow()) => {
       if (msg !== lastMsg) {
         lastMsg = msg;
         lastMsgJson = JSON.stringify(msg);
       }
-      return `${head}${isoNow()}${afterTime}${members === '' ? '' : `,${members}`},"msg":${lastMsgJson}}\n`;
+      return `${head}${time}${afterTime}${members === '' ? '' : `,${members}`},"msg":${lastMsgJson}}\n`;
     },
     write: (text) => {
       destination.write(text);
