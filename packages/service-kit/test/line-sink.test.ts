@@ -39,6 +39,24 @@ describe('line sink (writes on a worker thread)', () => {
     expect(readFileSync(file, 'utf8')).toBe(expected.join(''));
   });
 
+  it('writes lines without a flush whether they come at a steady pace or after the worker went to sleep', async () => {
+    const file = path.join(dir, 'paced.log');
+    const fd = openSync(file, 'w');
+    const sink = createLineSink(fd);
+    const expected: string[] = [];
+    const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // Idle pauses of 0, 3 and 50 ms between lines: the worker is awake gathering, napping once more before it
+    // sleeps, or asleep until this writer wakes it. The pause is the scenario; each line is waited for by its content.
+    for (const pause of [0, 3, 50, 0, 50, 3, 50]) {
+      await idle(pause);
+      const line = `{"after":${pause},"n":${expected.length}}\n`;
+      expect(sink.write(line)).toBe(true);
+      expected.push(line);
+      await waitFor(() => readFileSync(file, 'utf8') === expected.join(''), { timeoutMs: 5000 });
+    }
+    closeSync(fd);
+  });
+
   it('drops and counts lines beyond its bound while the reader stalls, then reports how many', async () => {
     // A FIFO opened read-write: writes fill the pipe's buffer and then block, as stdout does when the
     // process reading it stops reading.
