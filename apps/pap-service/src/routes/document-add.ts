@@ -3,6 +3,7 @@ import { foreignSolution, principalOf, problems } from '@custos/service-kit';
 import { DOCUMENT_BODY_LIMIT, type DocumentKind } from '../documents/kind';
 import type { DocumentMetadata } from '../store/documents';
 import { authorOf } from './author';
+import { audited } from './audited';
 import { papRoute, sendBoolean } from './context';
 import { KIND_TEXT } from './document-context';
 import { booleanAnswer, common, problem } from './responses';
@@ -28,7 +29,7 @@ export const addDocument = <M extends DocumentMetadata, R>(kind: DocumentKind<M,
       const record = kind.validate(body);
       // Checked before the duplicate test, so a foreign id is never confirmed to exist.
       if (!principalOf(res).mayAccess(record.solution)) throw foreignSolution(SCOPES.policyWrite);
-      if (!(await deps.storeOf(kind).insert(record, authorOf(res)))) {
+      if (!(await deps.storeOf(kind).insert(record, authorOf(res), audited(deps, res, (inserted) => (inserted ? { target: record.id, status: 201 } : undefined))))) {
         throw problems.conflict(`a ${kind.name} \`${record.id}\` exists already; replace it with PUT`);
       }
       res.setHeader('Location', `/ws/${kind.name}/${record.id}`);
