@@ -2,7 +2,7 @@ import type { Route } from '@custos/service-kit';
 
 /**
  * The name each changing operation of pap has in the audit trail; a route not named here is not audited (reads, and
- * `POST …/validate`, which stores nothing). `test/audit-operations.test.ts` holds every other write to a name.
+ * `POST …/validate`, which stores nothing). Both forms of revoke share a name. `test/audit-operations.test.ts` holds every other write to a name.
  */
 const OPERATIONS: Readonly<Record<string, string>> = {
   'post /ws/component': 'component.register',
@@ -20,6 +20,8 @@ function documentOperations(kind: 'policy' | 'timer'): Record<string, string> {
     [`delete /ws/${kind}/{id}`]: `${kind}.remove`,
     [`post /ws/${kind}/{id}/deploy`]: `${kind}.deploy`,
     [`post /ws/${kind}/{id}/revoke`]: `${kind}.revoke`,
+    // The spec's GET form of revoke (api.md §4) changes the deployed set too.
+    [`get /ws/${kind}/{id}/revoke`]: `${kind}.revoke`,
     [`post /ws/${kind}/{id}/versions/{n}/restore`]: `${kind}.restore`,
   };
 }
