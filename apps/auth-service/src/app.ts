@@ -8,9 +8,12 @@ import {
   mountRoutes,
   requireScope,
   TokenVerifier,
+  type AuditLog,
   type Logger,
   type ServiceMetrics,
 } from '@custos/service-kit';
+import { authOperationOf } from './audit/operations';
+import { authAuditLog } from './audit/trail';
 import { requireAdmin } from './clients/admin-guard';
 import { ensureBootstrapClient } from './clients/bootstrap';
 import { ClientStore } from './clients/client-store';
@@ -44,6 +47,8 @@ export interface AppDeps {
   pause?: SignInGuardHooks['pause'];
   /** Where revocations are announced as they are made (NATS); without it pap and pdp learn them by polling. */
   revocationFeed?: RevocationFeed;
+  /** auth's audit trail; one on `pool` by default. */
+  audit?: AuditLog;
 }
 
 function tokenRequestCounter(metrics: ServiceMetrics): Counter<'outcome'> {
@@ -113,6 +118,8 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const revoker = new Revoker(revocations, deps.revocationFeed ?? NO_FEED, clock);
   const verifier = new TokenVerifier({ keys });
   const guard = requireAdmin(verifier, clients, revocations);
+  const auditGuard = requireAdmin(verifier, clients, revocations, SCOPES.auditRead);
+  const audit = deps.audit ?? authAuditLog(pool, logger, metrics);
   const issueToken = tokenRoute({
     clients,
     keys,
@@ -122,9 +129,10 @@ export async function createApp(deps: AppDeps): Promise<Express> {
     logger,
     issued: () => tokenRequests.inc({ outcome: 'issued' }),
   });
-  const revokeToken = revokeRoute({ clients, guard: signIn, logger, verifier, revoker });
-  mountRoutes(service, AUTH_ROUTES, { clients, keys, revocations, revoker, clock, issueToken, revokeToken }, {
-    authorize: (scope) => (scope === SCOPES.clientAdmin ? guard : requireScope(verifier, scope)),
+  const revokeToken = revokeRoute({ clients, guard: signIn, logger, verifier, revoker, pool, audit });
+  mountRoutes(service, AUTH_ROUTES, { pool, audit, clients, keys, revocations, revoker, clock, issueToken, revokeToken }, {
+    authorize: (scope) => (scope === SCOPES.clientAdmin ? guard : scope === SCOPES.auditRead ? auditGuard : requireScope(verifier, scope)),
+    before: (route) => audit.attempts(authOperationOf(route)),
   });
   // Everything the token endpoint answers with, 405/413/415 included, is in the OAuth error form.
   service.app.use(

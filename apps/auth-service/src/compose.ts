@@ -9,10 +9,12 @@ import {
   ensureDatabase,
   listen,
   migrate,
+  startAuditRetention,
   type Closer,
   type Logger,
   type ServiceMetrics,
 } from '@custos/service-kit';
+import { authAuditLog } from './audit/trail';
 import { createApp, SERVICE_NAME, type AppDeps } from './app';
 import type { AuthConfig } from './config';
 import { natsRevocationFeed, type RevocationFeed } from './revocation/feed';
@@ -64,22 +66,26 @@ export async function composeAuth(config: AuthConfig, overrides: AuthOverrides =
   const pool = overrides.pool ?? createPool(config.databaseUrl, logger);
   const revocationFeed =
     overrides.revocationFeed ?? natsRevocationFeed({ natsServers: config.natsServers, natsPrefix: config.natsPrefix, logger });
+  const metrics = overrides.metrics ?? createMetrics(SERVICE_NAME);
+  const audit = authAuditLog(pool, logger, metrics);
   const app = await createApp({
     pool,
     logger,
-    metrics: overrides.metrics ?? createMetrics(SERVICE_NAME),
+    metrics,
+    audit,
     config,
     rateLimit: { ...config.rateLimit, ...overrides.rateLimit },
     revocationFeed,
     ...(overrides.clock ? { clock: overrides.clock } : {}),
     ...(overrides.pause ? { pause: overrides.pause } : {}),
   });
+  const stopRetention = startAuditRetention(audit, config.auditRetention, logger);
   return {
     config,
     logger,
     pool,
     app,
-    closers: [() => revocationFeed.close(), ...(overrides.pool ? [] : [() => pool.end()])],
+    closers: [() => Promise.resolve(stopRetention()), () => revocationFeed.close(), ...(overrides.pool ? [] : [() => pool.end()])],
     listen: async (port = config.port, host?: string) => {
       const server = createServer(app);
       await listen(server, port, host);

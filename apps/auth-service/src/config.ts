@@ -1,4 +1,15 @@
-import { ConfigError, readCommonConfig, readInteger, readOptional, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
+import {
+  ConfigError,
+  readAuditRetention,
+  readCommonConfig,
+  readInteger,
+  readOptional,
+  readTrustProxy,
+  type AuditRetention,
+  type CommonConfig,
+  type Env,
+  type TrustProxy,
+} from '@custos/service-kit';
 import { readKeyEncryption, type KeyEncryption } from './keys/key-encryption';
 import { DEFAULT_SLOW_DOWN_MS } from './ratelimit/sign-in-guard';
 
@@ -38,6 +49,8 @@ export interface AuthConfig extends CommonConfig {
   rateLimit: RateLimitConfig;
   /** Operator keys sealing the signing keys at rest (`AUTH_KEY_ENCRYPTION_KEY`, `AUTH_KEY_ENCRYPTION_KEY_PREVIOUS`). */
   keyEncryption: KeyEncryption;
+  /** `AUDIT_RETENTION_DAYS` (default 400) and `AUDIT_PRUNE_INTERVAL_SECONDS` (default 3600): how long audit records are kept. */
+  auditRetention: AuditRetention;
 }
 
 export function readAuthConfig(env: Env): AuthConfig {
@@ -57,6 +70,7 @@ export function readAuthConfig(env: Env): AuthConfig {
     trustProxy: readTrustProxy(env, 'AUTH_TRUST_PROXY'),
     rateLimit: readRateLimit(env),
     keyEncryption: readKeyEncryption(env),
+    auditRetention: readAuditRetention(env),
   };
 }
 

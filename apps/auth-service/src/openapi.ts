@@ -28,6 +28,7 @@ export const openapi = serviceDocument({
   tags: [
     { name: 'oauth', description: 'tokens and keys' },
     { name: 'clients', description: 'client administration (scope `client:admin`)' },
+    { name: 'audit', description: 'auth\'s audit trail (scope `audit:read`)' },
     { name: 'operations', description: 'health, metrics, documentation' },
   ],
   security: [{ bearer: [] }],

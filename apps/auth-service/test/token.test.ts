@@ -399,7 +399,7 @@ describe('POST /oauth/token — rate limit of failed attempts', () => {
 
 describe('scopes the token endpoint knows', () => {
   it('are exactly the scopes of the contract', () => {
-    expect(ALL_SCOPES).toEqual(['event:decide', 'policy:read', 'policy:write', 'component:read', 'component:write', 'client:admin', 'solution:admin']);
+    expect(ALL_SCOPES).toEqual(['event:decide', 'policy:read', 'policy:write', 'component:read', 'component:write', 'client:admin', 'solution:admin', 'audit:read']);
   });
 });
 

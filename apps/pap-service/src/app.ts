@@ -9,8 +9,12 @@ import {
   type ReadinessReport,
   type ServiceMetrics,
   type TokenVerifier,
+  type AuditLog,
   type TrustProxy,
 } from '@custos/service-kit';
+import type { AuthTrail } from './audit/auth-trail';
+import { papOperationOf } from './audit/operations';
+import { papAuditLog } from './audit/trail';
 import { mountConsole, type ConsoleOptions } from './console/mount';
 import type { DocumentKind } from './documents/kind';
 import { POLICY_KIND } from './documents/policy-kind';
@@ -43,6 +47,10 @@ export interface AppDeps {
   trustProxy?: TrustProxy;
   /** `POLICY_TIMEZONE` (PapConfig's `timeZone`), for timers' next fire times; UTC by default, as for the pdps. */
   timeZone?: string;
+  /** pap's audit trail; one on `pool` by default. */
+  audit?: AuditLog;
+  /** Auth's audit trail, merged into `GET /ws/audit` (composePap reads it from AUTH_URL); pap's alone without it. */
+  authTrail?: AuthTrail;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -63,6 +71,7 @@ export function createApp(deps: AppDeps): Express {
   // Timers mirror policies (api.md §4), each kind in its own table.
   const policies = new DocumentStore(deps.pool, POLICY_KIND.table, deps.onChange);
   const timers = new DocumentStore(deps.pool, TIMER_KIND.table, deps.onChange);
+  const audit = deps.audit ?? papAuditLog(deps.pool, deps.logger, deps.metrics);
   const ctx: RouteContext = {
     pool: deps.pool,
     verifier: deps.verifier,
@@ -72,8 +81,13 @@ export function createApp(deps: AppDeps): Express {
     storeOf: <M extends DocumentMetadata>(kind: DocumentKind<M, unknown>) => (kind.name === 'policy' ? policies : timers) as unknown as DocumentStore<M>,
     ...(deps.replicas ? { replicas: deps.replicas } : {}),
     timeZone: deps.timeZone ?? 'UTC',
+    audit,
+    ...(deps.authTrail ? { authTrail: deps.authTrail } : {}),
   };
-  mountRoutes(service, PAP_ROUTES, ctx, { authorize: (scope) => requireScope(deps.verifier, scope) });
+  mountRoutes(service, PAP_ROUTES, ctx, {
+    authorize: (scope) => requireScope(deps.verifier, scope),
+    before: (route) => audit.attempts(papOperationOf(route)),
+  });
   if (deps.console) mountConsole(service, deps.console, deps.verifier, deps.logger);
 
   return service.finish();

@@ -10,10 +10,13 @@ import {
   ensureDatabase,
   migrate,
   RevocationList,
+  startAuditRetention,
   TokenVerifier,
   type Logger,
   type ServiceMetrics,
 } from '@custos/service-kit';
+import { authTrail } from './audit/auth-trail';
+import { papAuditLog } from './audit/trail';
 import { createApp, SERVICE_NAME, type AppDeps } from './app';
 import type { PapConfig } from './config';
 import { ChannelSink } from './propagation/channel-sink';
@@ -82,6 +85,8 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
   const propagation = propagates && !policyChannel ? composePropagation(config, pool, logger, metrics) : undefined;
   const local = propagates && policyChannel ? new OutboxPublisher({ pool, sink: new ChannelSink(policyChannel), logger, registry: metrics.registry }) : undefined;
   let stopAnswering: (() => void) | undefined;
+  let stopRetention: (() => void) | undefined;
+  const audit = papAuditLog(pool, logger, metrics);
   const deps: AppDeps = {
     pool,
     verifier,
@@ -93,6 +98,8 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
     replicas: propagation?.replicas,
     trustProxy: config.trustProxy,
     timeZone: config.timeZone,
+    audit,
+    authTrail: authTrail(config.authUrl, logger),
   };
   return {
     app: createApp(deps),
@@ -101,6 +108,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
       if (!sharedPool) await ensureDatabase(config.databaseUrl);
       await migrate({ databaseUrl: config.databaseUrl, schema: 'pap', dir: MIGRATIONS_DIR, logger, ...(sharedPool ? { pool: sharedPool } : {}) });
       revocations?.start();
+      stopRetention = startAuditRetention(audit, config.auditRetention, logger);
       if (revocations && propagation) propagation.link.onConnected((nc) => revocations.follow(nc, config.natsPrefix));
       if (local && policyChannel) {
         stopAnswering = answerLocalSnapshots(policyChannel, pool, logger);
@@ -118,7 +126,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
         ? [() => propagation.publisher.stop(), () => propagation.responder.stop(), () => propagation.replicas.stop(), () => propagation.link.close()]
         : [];
       if (local) steps.push(() => local.stop(), () => Promise.resolve(stopAnswering?.()));
-      for (const step of [() => revocations?.stop(), ...steps, () => (sharedPool ? Promise.resolve() : pool.end())]) {
+      for (const step of [() => Promise.resolve(stopRetention?.()), () => revocations?.stop(), ...steps, () => (sharedPool ? Promise.resolve() : pool.end())]) {
         try {
           await step();
         } catch (error) {

@@ -1,4 +1,4 @@
-import { readCommonConfig, readInteger, readOptional, readString, readTimeZone, readTrustProxy, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
+import { readAuditRetention, readCommonConfig, readInteger, readOptional, readString, readTimeZone, readTrustProxy, type AuditRetention, type CommonConfig, type Env, type TrustProxy } from '@custos/service-kit';
 
 export interface PapConfig extends CommonConfig {
   port: number;
@@ -13,6 +13,8 @@ export interface PapConfig extends CommonConfig {
   timeZone: string;
   /** Replicas of the change stream in a NATS cluster (`NATS_STREAM_REPLICAS`); unset: min(3, cluster size). */
   streamReplicas: number | undefined;
+  /** `AUDIT_RETENTION_DAYS` (default 400) and `AUDIT_PRUNE_INTERVAL_SECONDS` (default 3600): how long audit records are kept. */
+  auditRetention: AuditRetention;
 }
 
 /**
@@ -27,6 +29,7 @@ export function readPapConfig(env: Env): PapConfig {
     trustProxy: readTrustProxy(env, 'PAP_TRUST_PROXY'),
     timeZone: readTimeZone(env, 'POLICY_TIMEZONE'),
     // JetStream allows at most 5 copies of a stream.
+    auditRetention: readAuditRetention(env),
     streamReplicas: readOptional(env, 'NATS_STREAM_REPLICAS') === undefined ? undefined : readInteger(env, 'NATS_STREAM_REPLICAS', 1, 1, 5),
   };
 }

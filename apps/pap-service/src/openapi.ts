@@ -9,6 +9,7 @@ const TAGS = [
   { name: 'components', description: 'PEPs, PIPs and PXPs of a solution' },
   { name: 'policies', description: 'policies and their deployment' },
   { name: 'timers', description: 'timers and their deployment' },
+  { name: 'audit', description: 'the audit trail of management, auth\'s records merged (scope `audit:read`)' },
   { name: 'operations', description: 'health, replicas, console, documentation' },
 ];
 const tagOf = (path: string) =>

@@ -14,6 +14,7 @@ export * from './client';
 export * from './change-set';
 export * from './solution-settings';
 export * from './document-versions';
+export * from './audit';
 export * from './schema-kit';
 export * from './event-codec';
 export * from './component-schema';

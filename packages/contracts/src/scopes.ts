@@ -7,6 +7,8 @@ export const SCOPES = {
   clientAdmin: 'client:admin',
   /** Change a solution's settings (its default decisions): pap `PUT /ws/solutions/{solution}/settings`. */
   solutionAdmin: 'solution:admin',
+  /** Read the audit trail of management: pap `GET /ws/audit` (with auth's records), auth `GET /audit`. */
+  auditRead: 'audit:read',
 } as const;
 
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];

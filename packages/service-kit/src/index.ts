@@ -36,3 +36,4 @@ export * from './db/transaction';
 export * from './timing/backoff';
 export * from './timing/sleep';
 export * from './timing/single-flight';
+export * from './audit';

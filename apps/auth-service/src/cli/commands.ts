@@ -10,6 +10,7 @@ import { secureKeysAtRest } from '../keys/at-rest';
 import type { KeyEncryption } from '../keys/key-encryption';
 import { DEFAULT_ACTIVATION_DELAY_SECONDS, listKeys, retireSigningKey, rotateSigningKey, type KeyInfo } from '../keys/rotation';
 import { RevocationStore } from '../revocation/revocation-store';
+import { commandAudit } from '../audit/trail';
 import { registerClient, validateNewClient } from '../routes/clients';
 
 /** Where a command writes: stdout for results (secrets included), stderr for notes and errors. */
@@ -216,7 +217,7 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
       // Like auth at start: every stored key under the current operator key, or a refusal naming the one missing.
       const encryption = context.keyEncryption();
       await secureKeysAtRest(pool, encryption, context.logger);
-      const rotation = await rotateSigningKey(pool, delay, encryption);
+      const rotation = await rotateSigningKey(pool, delay, encryption, commandAudit(pool, context.logger));
       if (json) {
         output.out(JSON.stringify({ key: keyJson(rotation.key), retiring: rotation.retiring.map(keyJson), deleted: rotation.deleted }));
       } else {
@@ -238,7 +239,7 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
     }
     case 'retire-key': {
       const kid = onlyArgument('one key id');
-      const outcome = await retireSigningKey(pool, kid);
+      const outcome = await retireSigningKey(pool, kid, commandAudit(pool, context.logger));
       if ('refused' in outcome) {
         output.err(
           outcome.refused === 'unknown'

@@ -49,7 +49,8 @@ export function generateClientId(): string {
 
 /** The clients of schema `auth`. */
 export class ClientStore {
-  constructor(private readonly pool: Pool) {}
+  /** On the pool, or on a transaction's client (`Pool['query']` either way) to change clients with an audit record. */
+  constructor(private readonly pool: Pick<Pool, 'query'>) {}
 
   async find(id: string): Promise<ClientRecord | undefined> {
     const result = await this.pool.query<ClientRow>(`SELECT ${COLUMNS} FROM auth.clients WHERE id = $1`, [id]);

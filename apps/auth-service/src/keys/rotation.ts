@@ -1,4 +1,4 @@
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { TOKEN_ALGORITHM } from '@custos/contracts';
 import { onlyRow } from '@custos/service-kit';
 import { TOKEN_LIFETIME_SECONDS } from '../oauth/access-token';
@@ -12,6 +12,9 @@ import { generateEs256, inKeyLock } from './key-store';
  * since the rotation knows the new key before it meets a token signed with it.
  */
 export const DEFAULT_ACTIVATION_DELAY_SECONDS = 120;
+
+/** Writes the audit record of a key change in the change's transaction (the command line's `recordCommand`). */
+export type KeyAudit = (client: PoolClient, operation: 'key.rotate' | 'key.retire', kid: string) => Promise<void>;
 
 /**
  * Beyond the token lifetime, how long a replaced key stays published after the new one activates:
@@ -79,6 +82,7 @@ export async function rotateSigningKey(
   pool: Pool,
   activationDelaySeconds = DEFAULT_ACTIVATION_DELAY_SECONDS,
   encryption: KeyEncryption = NO_ENCRYPTION,
+  audit?: KeyAudit,
 ): Promise<Rotation> {
   if (!Number.isInteger(activationDelaySeconds) || activationDelaySeconds < 0 || activationDelaySeconds > 7 * 24 * 3600) {
     throw new RangeError('the activation delay must be a whole number of seconds between 0 and 604800');
@@ -114,6 +118,7 @@ export async function rotateSigningKey(
       'DELETE FROM auth.signing_keys WHERE retires_at < now() - make_interval(secs => $1)',
       [RETIRED_KEYS_KEPT_SECONDS],
     );
+    await audit?.(client, 'key.rotate', key.kid);
     return { key, retiring: retiring.rows.map(toInfo), deleted: deleted.rowCount ?? 0 };
   });
 }
@@ -125,7 +130,7 @@ export type RetireOutcome = { retired: KeyInfo } | { refused: 'unknown' | 'last_
  * it at their next key-set refresh, so tokens it signed stop working early. Refused for the only key
  * that could sign: rotate first (`--activate-in 0` for an emergency).
  */
-export async function retireSigningKey(pool: Pool, kid: string): Promise<RetireOutcome> {
+export async function retireSigningKey(pool: Pool, kid: string, audit?: KeyAudit): Promise<RetireOutcome> {
   return inKeyLock(pool, async (client) => {
     // Another key must be signing already and stay: the retired one cannot be the last that signs.
     const others = await client.query<{ n: string }>(
@@ -139,6 +144,7 @@ export async function retireSigningKey(pool: Pool, kid: string): Promise<RetireO
       `UPDATE auth.signing_keys SET retires_at = now() WHERE kid = $1 RETURNING ${INFO_COLUMNS}`,
       [kid],
     );
+    await audit?.(client, 'key.retire', kid);
     return { retired: toInfo(onlyRow(updated, 'retire signing key')) };
   });
 }

@@ -27,7 +27,8 @@ const UPSERT = `INSERT INTO auth.revocations AS r (type, id, not_after, expires_
 
 /** The revocation list of schema `auth`; entries are deleted once every token they cover has expired. */
 export class RevocationStore {
-  constructor(private readonly pool: Pool) {}
+  /** On the pool, or on a transaction's client to revoke with an audit record. */
+  constructor(private readonly pool: Pick<Pool, 'query'>) {}
 
   /** Revokes every token issued to `clientId` up to `nowMs` (a deleted client, a rotated secret). */
   async revokeClient(clientId: string, nowMs: number): Promise<RevocationEntry> {

@@ -21,7 +21,8 @@ export class Revoker {
     return this.announce(await this.store.revokeToken(tokenId, expiresAt));
   }
 
-  private announce(entry: RevocationEntry): RevocationEntry {
+  /** Tells pap and pdp of an entry stored by a transaction of the caller's (once it committed). */
+  announce(entry: RevocationEntry): RevocationEntry {
     this.feed.publish([entry]);
     return entry;
   }

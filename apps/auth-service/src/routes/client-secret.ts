@@ -1,7 +1,9 @@
 import { ERROR_CODES, rotateOptionsSchema, SCOPES, type RotatedSecret } from '@custos/contracts';
-import { jsonResponse, problemResponse as problem } from '@custos/service-kit';
+import { jsonResponse, problemResponse as problem, withTransaction } from '@custos/service-kit';
+import { ClientStore } from '../clients/client-store';
 import { generateSecret, hashSecret } from '../hashing/secrets';
 import { noStore } from '../oauth/errors';
+import { RevocationStore } from '../revocation/revocation-store';
 import { idParam } from '../clients/admin-guard';
 import { CLIENT_ID_PARAM, manageableClient, unknownClient } from './client';
 import { authRoute } from './context';
@@ -44,8 +46,14 @@ export const rotateSecret = authRoute({
     const client = await manageableClient(deps.clients, req, res);
     if (!client) throw unknownClient(idParam(req));
     const secret = generateSecret();
-    if (!(await deps.clients.setSecretHash(client.id, await hashSecret(secret)))) throw unknownClient(client.id);
-    if (revokeTokens) await deps.revoker.revokeClient(client.id);
+    const secretHash = await hashSecret(secret);
+    const entry = await withTransaction(deps.pool, async (tx) => {
+      if (!(await new ClientStore(tx).setSecretHash(client.id, secretHash))) throw unknownClient(client.id);
+      const revoked = revokeTokens ? await new RevocationStore(tx).revokeClient(client.id, deps.clock()) : undefined;
+      await deps.audit.recordIn(tx, res);
+      return revoked;
+    });
+    if (entry) deps.revoker.announce(entry);
     const answer: RotatedSecret = { client_id: client.id, client_secret: secret };
     noStore(res);
     res.status(200).json(answer);

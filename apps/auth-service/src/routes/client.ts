@@ -1,8 +1,9 @@
 import type { Request, Response } from 'express';
 import { Type } from '@sinclair/typebox';
 import { SCOPES } from '@custos/contracts';
-import { jsonResponse, principalOf, problemResponse as problem, problems } from '@custos/service-kit';
-import type { ClientRecord, ClientStore } from '../clients/client-store';
+import { jsonResponse, principalOf, problemResponse as problem, problems, withTransaction } from '@custos/service-kit';
+import { ClientStore, type ClientRecord } from '../clients/client-store';
+import { RevocationStore } from '../revocation/revocation-store';
 import { idParam } from '../clients/admin-guard';
 import { isPossibleClientId } from '../clients/authenticate';
 import { mayManage, toView } from '../clients/view';
@@ -60,8 +61,19 @@ export const deleteClient = authRoute({
   responses: { 200: jsonResponse('`true` when it existed and is gone, else `false`', { type: 'boolean' }), ...adminErrors },
   handler: async (req, res, { deps }) => {
     const client = await manageableClient(deps.clients, req, res);
-    const deleted = client ? await deps.clients.delete(client.id) : false;
-    if (client && deleted) await deps.revoker.revokeClient(client.id);
+    if (!client) {
+      res.status(200).json(false);
+      return;
+    }
+    // The client, the revocation of its tokens and the audit record: all or nothing.
+    const entry = await withTransaction(deps.pool, async (tx) => {
+      if (!(await new ClientStore(tx).delete(client.id))) return undefined;
+      const revoked = await new RevocationStore(tx).revokeClient(client.id, deps.clock());
+      await deps.audit.recordIn(tx, res);
+      return revoked;
+    });
+    if (entry) deps.revoker.announce(entry);
+    const deleted = entry !== undefined;
     res.status(200).json(deleted);
   },
 });

@@ -7,8 +7,8 @@ import {
   SCOPES,
   type CreateClientBody,
 } from '@custos/contracts';
-import { compileValidator, foreignSolution, type BodyValidator, insufficientScope, jsonResponse, principalOf, problems, problemResponse as problem } from '@custos/service-kit';
-import { generateClientId, type ClientRecord, type ClientStore } from '../clients/client-store';
+import { compileValidator, foreignSolution, type BodyValidator, insufficientScope, jsonResponse, principalOf, problems, problemResponse as problem, withTransaction } from '@custos/service-kit';
+import { ClientStore, generateClientId, type ClientRecord } from '../clients/client-store';
 import { mayManage, toView, type ClientView } from '../clients/view';
 import { generateSecret, hashSecret } from '../hashing/secrets';
 import { noStore } from '../oauth/errors';
@@ -94,7 +94,11 @@ export const createClient = authRoute({
     const beyond = body.scopes.find((scope) => !principal.hasScope(scope));
     if (beyond !== undefined) throw insufficientScope(beyond, `the token cannot grant the scope \`${beyond}\``);
 
-    const { client: created, secret } = await registerClient(deps.clients, body);
+    const { client: created, secret } = await withTransaction(deps.pool, async (tx) => {
+      const registered = await registerClient(new ClientStore(tx), body);
+      await deps.audit.recordIn(tx, res, { target: registered.client.id, status: 201 });
+      return registered;
+    });
     const answer: CreatedClient = { ...toView(created), client_secret: secret };
     noStore(res);
     res.status(201).location(`${CLIENTS_PATH}/${encodeURIComponent(created.id)}`).json(answer);

@@ -1,5 +1,6 @@
 import type { Request, Response } from 'express';
-import { routesFor } from '@custos/service-kit';
+import type { Pool } from 'pg';
+import { routesFor, type AuditLog } from '@custos/service-kit';
 import type { ClientStore } from '../clients/client-store';
 import type { KeyStore } from '../keys/key-store';
 import type { Clock } from '../ratelimit/failure-limiter';
@@ -8,6 +9,10 @@ import type { Revoker } from '../revocation/revoker';
 
 /** What auth's route handlers need. */
 export interface AuthRouteDeps {
+  /** For changes written with their audit record in one transaction. */
+  pool: Pool;
+  /** auth's audit trail (audit/trail.ts). */
+  audit: AuditLog;
   clients: ClientStore;
   keys: KeyStore;
   revocations: RevocationStore;

@@ -1,7 +1,9 @@
 import type { Request, Response } from 'express';
-import { HttpProblem, type Principal, type TokenVerifier } from '@custos/service-kit';
+import type { Pool } from 'pg';
+import { HttpProblem, withTransaction, type AuditLog, type Principal, type TokenVerifier } from '@custos/service-kit';
 import { authenticateCaller, credentialsOf, field, refuseCredentialsInUrl, type ClientAuthDeps, type Fields } from '../oauth/client-auth';
 import { noStore, oauthErrors } from '../oauth/errors';
+import { RevocationStore } from '../revocation/revocation-store';
 import type { Revoker } from '../revocation/revoker';
 
 export const REVOKE_PATH = '/oauth/revoke';
@@ -10,6 +12,9 @@ export interface RevokeRouteDeps extends ClientAuthDeps {
   /** Verifies the token to revoke against auth's own keys. */
   verifier: TokenVerifier;
   revoker: Revoker;
+  /** The revocation and its audit record are written in one transaction. */
+  pool: Pool;
+  audit: AuditLog;
 }
 
 /** The token's principal, or undefined when it is not a valid token of ours (nothing to revoke then). */
@@ -40,9 +45,16 @@ export function revokeRoute(deps: RevokeRouteDeps): (req: Request, res: Response
     // Read only to refuse it repeated (RFC 6749 §3.1): every token here is an access token, so any hint fits.
     field(fields, 'token_type_hint');
     const client = await authenticateCaller(req, res, credentials, deps);
+    res.locals.caller = client.id;
     const principal = await principalOfToken(deps.verifier, token);
     if (principal && principal.clientId === client.id && principal.token.id !== undefined) {
-      await deps.revoker.revokeToken(principal.token.id, principal.token.expiresAt);
+      const { id: tokenId, expiresAt } = principal.token;
+      const entry = await withTransaction(deps.pool, async (tx) => {
+        const revoked = await new RevocationStore(tx).revokeToken(tokenId, expiresAt);
+        await deps.audit.recordIn(tx, res, { target: tokenId });
+        return revoked;
+      });
+      deps.revoker.announce(entry);
       deps.logger.info({ clientId: client.id, requestId: res.locals.requestId }, 'access token revoked');
     }
     res.status(200).end();

@@ -2,6 +2,7 @@ import type { Route } from '@custos/service-kit';
 import { deleteClient, showClient } from './client';
 import { rotateSecret } from './client-secret';
 import { createClient, listClients } from './clients';
+import { auditRoute } from './audit';
 import type { AuthRouteDeps } from './context';
 import { issueToken, listRevocations, publishKeys, revokeToken } from './oauth-routes';
 
@@ -16,4 +17,5 @@ export const AUTH_ROUTES: ReadonlyArray<Route<AuthRouteDeps>> = [
   showClient,
   deleteClient,
   rotateSecret,
+  auditRoute,
 ];

@@ -6,6 +6,7 @@ import { TIMER_KIND } from '../documents/timer-kind';
 import { applyChangeSet, ChangeSetConflict, type StagedChange } from '../store/change-set';
 import type { DocumentMetadata } from '../store/documents';
 import { authorOf } from './author';
+import { audited, revisionOf } from './audited';
 import { papRoute, type RouteContext } from './context';
 import { common, problem, REVISION_HEADER } from './responses';
 
@@ -67,7 +68,9 @@ export const applyChanges = papRoute({
       const code = documentRefused ? ERROR_CODES.invalidPolicy : ERROR_CODES.invalidRequest;
       throw problems.badRequest(code, `the change set is not valid: ${errors.length} problem${errors.length === 1 ? '' : 's'}; nothing was changed`, errors);
     }
-    const outcome = await applyChangeSet(deps.pool, deps.onDeployedSetChange, staged, authorOf(res)).catch((error: unknown) => {
+    const targets = staged.map((item) => ('record' in item ? item.record.id : item.id)).join(' ');
+    const record = audited(deps, res, (done: { changed: boolean; revision: number }) => ({ target: targets, revision: revisionOf(done) }));
+    const outcome = await applyChangeSet(deps.pool, deps.onDeployedSetChange, staged, authorOf(res), record).catch((error: unknown) => {
       if (!(error instanceof ChangeSetConflict)) throw error;
       const code = error.status === 404 ? ERROR_CODES.notFound : ERROR_CODES.conflict;
       throw new HttpProblem(error.status, code, `${error.message}; nothing was changed`, [{ message: error.message, path: `changes[${error.index}]` }]);

@@ -1,7 +1,8 @@
 import { HEADERS, SCOPES, componentSchema, formatWarning } from '@custos/contracts';
-import { foreignSolution, principalOf } from '@custos/service-kit';
+import { AuditLog, foreignSolution, principalOf } from '@custos/service-kit';
 import { upsertComponent } from '../store/components';
 import { validateComponent } from './component-schema';
+import { audited, revisionOf } from './audited';
 import { papRoute, sendBoolean } from './context';
 import { booleanAnswer, common, problem, ref, REVISION_HEADER } from './responses';
 
@@ -47,8 +48,9 @@ export const registerComponent = papRoute({
   },
   handler: async (_req, res, { deps, body }) => {
     const { component, solution, warnings } = body;
+    AuditLog.target(res, component.id.identifier);
     if (!principalOf(res).mayAccess(solution)) throw foreignSolution(SCOPES.componentWrite);
-    const outcome = await upsertComponent(deps.pool, deps.onDeployedSetChange, solution, component);
+    const outcome = await upsertComponent(deps.pool, deps.onDeployedSetChange, solution, component, audited(deps, res, (done) => ({ target: component.id.identifier, revision: revisionOf(done) })));
     for (const warning of warnings) res.append(HEADERS.warning, formatWarning(warning));
     sendBoolean(res, true, outcome.revision);
   },

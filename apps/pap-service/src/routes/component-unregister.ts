@@ -1,5 +1,6 @@
 import { SCOPES } from '@custos/contracts';
 import { deleteComponent } from '../store/components';
+import { audited, revisionOf } from './audited';
 import { componentIdParam, papRoute, sendBoolean } from './context';
 import { badId, booleanAnswer, common } from './responses';
 
@@ -19,7 +20,7 @@ export const unregisterComponent = papRoute({
     ...common,
   },
   handler: async (_req, res, { deps, params }) => {
-    const outcome = await deleteComponent(deps.pool, deps.onDeployedSetChange, params.identifier.id);
+    const outcome = await deleteComponent(deps.pool, deps.onDeployedSetChange, params.identifier.id, audited(deps, res, (done) => (done.result ? { revision: revisionOf(done) } : undefined)));
     sendBoolean(res, outcome.result, outcome.revision);
   },
 });

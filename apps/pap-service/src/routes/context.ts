@@ -11,7 +11,8 @@ import {
   type ParsedComponentUrn,
   type ParsedUrn,
 } from '@custos/contracts';
-import { foreignSolution, principalOf, problems, routesFor, type Logger, type ParamSpec, type TokenVerifier } from '@custos/service-kit';
+import { foreignSolution, principalOf, problems, routesFor, type AuditLog, type Logger, type ParamSpec, type TokenVerifier } from '@custos/service-kit';
+import type { AuthTrail } from '../audit/auth-trail';
 import type { DocumentKind } from '../documents/kind';
 import type { ReplicaDirectory } from '../replicas/replica-directory';
 import type { DocumentMetadata, DocumentStore } from '../store/documents';
@@ -29,6 +30,10 @@ export interface RouteContext {
   replicas?: ReplicaDirectory;
   /** `POLICY_TIMEZONE`: the zone timers' next fire times are told in. */
   timeZone: string;
+  /** pap's audit trail: changes record themselves in their transactions (routes/audited.ts). */
+  audit: AuditLog;
+  /** Auth's audit trail, merged into `GET /ws/audit`; none in a pap without auth (tests). */
+  authTrail?: AuthTrail;
 }
 
 export const papRoute = routesFor<RouteContext>();

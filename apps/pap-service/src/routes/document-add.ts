@@ -1,8 +1,9 @@
 import { SCOPES } from '@custos/contracts';
-import { foreignSolution, principalOf, problems } from '@custos/service-kit';
+import { AuditLog, foreignSolution, principalOf, problems } from '@custos/service-kit';
 import { DOCUMENT_BODY_LIMIT, type DocumentKind } from '../documents/kind';
 import type { DocumentMetadata } from '../store/documents';
 import { authorOf } from './author';
+import { audited } from './audited';
 import { papRoute, sendBoolean } from './context';
 import { KIND_TEXT } from './document-context';
 import { booleanAnswer, common, problem } from './responses';
@@ -26,9 +27,11 @@ export const addDocument = <M extends DocumentMetadata, R>(kind: DocumentKind<M,
     },
     handler: async (_req, res, { deps, body }) => {
       const record = kind.validate(body);
+      // Named in the trail from here on, also when the add is refused (a foreign solution, an id taken).
+      AuditLog.target(res, record.id);
       // Checked before the duplicate test, so a foreign id is never confirmed to exist.
       if (!principalOf(res).mayAccess(record.solution)) throw foreignSolution(SCOPES.policyWrite);
-      if (!(await deps.storeOf(kind).insert(record, authorOf(res)))) {
+      if (!(await deps.storeOf(kind).insert(record, authorOf(res), audited(deps, res, (inserted) => (inserted ? { target: record.id, status: 201 } : undefined))))) {
         throw problems.conflict(`a ${kind.name} \`${record.id}\` exists already; replace it with PUT`);
       }
       res.setHeader('Location', `/ws/${kind.name}/${record.id}`);

@@ -1,6 +1,7 @@
 import { SCOPES } from '@custos/contracts';
 import type { DocumentKind } from '../documents/kind';
 import type { DocumentMetadata } from '../store/documents';
+import { audited } from './audited';
 import { documentIdParam, papRoute, sendBoolean } from './context';
 import { KIND_TEXT } from './document-context';
 import { badId, booleanAnswer, common } from './responses';
@@ -20,7 +21,7 @@ export const deployDocument = <M extends DocumentMetadata, R>(kind: DocumentKind
       ...common,
     },
     handler: async (_req, res, { deps, params }) => {
-      const outcome = await deps.storeOf(kind).deploy(params.id.id);
+      const outcome = await deps.storeOf(kind).deploy(params.id.id, audited(deps, res, (done) => (done.changed ? { revision: done.revision } : undefined)));
       sendBoolean(res, outcome.result, outcome.revision);
     },
   });

@@ -1,6 +1,7 @@
 import { SCOPES } from '@custos/contracts';
 import type { DocumentKind } from '../documents/kind';
 import type { DocumentMetadata } from '../store/documents';
+import { audited, revisionOf } from './audited';
 import { documentIdParam, papRoute, sendBoolean } from './context';
 import { badId, booleanAnswer, common } from './responses';
 
@@ -15,7 +16,7 @@ export const removeDocument = <M extends DocumentMetadata, R>(kind: DocumentKind
     params: { id: documentIdParam(kind.name, SCOPES.policyWrite) },
     responses: { 200: booleanAnswer('`true` when it existed and is gone, else `false`', true), 400: badId, ...common },
     handler: async (_req, res, { deps, params }) => {
-      const outcome = await deps.storeOf(kind).remove(params.id.id);
+      const outcome = await deps.storeOf(kind).remove(params.id.id, audited(deps, res, (done) => (done.result ? { revision: revisionOf(done) } : undefined)));
       sendBoolean(res, outcome.result, outcome.revision);
     },
   });

@@ -3,6 +3,7 @@ import { problems } from '@custos/service-kit';
 import { DOCUMENT_BODY_LIMIT, type DocumentKind } from '../documents/kind';
 import type { DocumentMetadata } from '../store/documents';
 import { authorOf } from './author';
+import { audited, revisionOf } from './audited';
 import { documentIdParam, papRoute, sendBoolean } from './context';
 import { KIND_TEXT } from './document-context';
 import { booleanAnswer, common, problem } from './responses';
@@ -38,7 +39,7 @@ export const replaceDocument = <M extends DocumentMetadata, R>(kind: DocumentKin
           { message: `the ${kind.name} id \`${record.id}\` does not match \`${id}\` of the URL` },
         ]);
       }
-      const outcome = await deps.storeOf(kind).replace(record, authorOf(res));
+      const outcome = await deps.storeOf(kind).replace(record, authorOf(res), audited(deps, res, (done) => (done.found ? { revision: revisionOf(done) } : undefined)));
       if (!outcome.found) throw problems.notFound(`no ${kind.name} \`${id}\``);
       sendBoolean(res, true, outcome.revision);
     },

@@ -4,6 +4,7 @@ import { jsonResponse, problems } from '@custos/service-kit';
 import type { DocumentKind } from '../documents/kind';
 import type { DocumentMetadata } from '../store/documents';
 import { authorOf } from './author';
+import { audited, revisionOf } from './audited';
 import { documentIdParam, papRoute } from './context';
 import { versionParam } from './document-versions';
 import { common, problem, REVISION_HEADER } from './responses';
@@ -47,7 +48,7 @@ export const restoreVersion = <M extends DocumentMetadata, R>(kind: DocumentKind
       const version = await store.version(id, params.n);
       if (!version) throw problems.notFound(`no version ${params.n} of ${kind.name} \`${id}\``);
       const record = kind.validate(version.xml);
-      const outcome = await store.restore(record, query.deploy === true, authorOf(res));
+      const outcome = await store.restore(record, query.deploy === true, authorOf(res), audited(deps, res, (done) => (done.found ? { revision: revisionOf(done) } : undefined)));
       // Removed between the read and the restore.
       if (!outcome.found) throw problems.notFound(`no ${kind.name} \`${id}\``);
       if (outcome.changed) res.setHeader(HEADERS.policyRevision, String(outcome.revision));

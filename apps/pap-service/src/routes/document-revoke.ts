@@ -1,6 +1,7 @@
 import { SCOPES } from '@custos/contracts';
 import type { DocumentKind } from '../documents/kind';
 import type { DocumentMetadata } from '../store/documents';
+import { audited } from './audited';
 import { documentIdParam, papRoute, sendBoolean } from './context';
 import { badId, booleanAnswer, common } from './responses';
 
@@ -14,7 +15,7 @@ export const revokeDocument = <M extends DocumentMetadata, R>(kind: DocumentKind
     params: { id: documentIdParam(kind.name, SCOPES.policyWrite) },
     responses: { 200: booleanAnswer('`true` when it was deployed and is not any more, else `false`', true), 400: badId, ...common },
     handler: async (_req, res, { deps, params }) => {
-      const outcome = await deps.storeOf(kind).revoke(params.id.id);
+      const outcome = await deps.storeOf(kind).revoke(params.id.id, audited(deps, res, (done) => (done.changed ? { revision: done.revision } : undefined)));
       sendBoolean(res, outcome.result, outcome.revision);
     },
   });

@@ -13,6 +13,7 @@ import {
 } from '@custos/contracts';
 import { foreignSolution, jsonResponse, principalOf, problems, type ParamSpec } from '@custos/service-kit';
 import { readSettings, writeSettings } from '../store/settings';
+import { audited } from './audited';
 import { papRoute } from './context';
 import { common, problem, REVISION_HEADER } from './responses';
 
@@ -82,7 +83,7 @@ export const putSolutionSettings = papRoute({
     ...common,
   },
   handler: async (_req, res, { deps, params, body }) => {
-    const outcome = await writeSettings(deps.pool, deps.onDeployedSetChange, params.solution, body as SolutionSettings);
+    const outcome = await writeSettings(deps.pool, deps.onDeployedSetChange, params.solution, body as SolutionSettings, audited(deps, res, (done) => (done.changed ? { revision: done.revision } : undefined)));
     const answer: SolutionSettingsChangeAnswer = { solution: params.solution, ...outcome };
     res.setHeader(HEADERS.policyRevision, String(outcome.revision));
     res.json(answer);

@@ -1,6 +1,7 @@
 import type { Route } from '@custos/service-kit';
 import { POLICY_KIND } from '../documents/policy-kind';
 import { TIMER_KIND } from '../documents/timer-kind';
+import { auditRoute } from './audit';
 import { applyChanges } from './change-set';
 import { getComponent } from './component-get';
 import { listComponentsRoute } from './component-list';
@@ -31,4 +32,5 @@ export const PAP_ROUTES: ReadonlyArray<Route<RouteContext>> = [
   xsdRoute,
   getSolutionSettings,
   putSolutionSettings,
+  auditRoute,
 ];

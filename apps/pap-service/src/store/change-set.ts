@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { DeployedPolicy } from '@custos/contracts';
-import { withChangeTransaction } from './db';
+import { withChangeTransaction, type ChangeHook } from './db';
 import type { DocumentMetadata, DocumentRecord, DocumentStore } from './documents';
 import { currentRevision, recordChange, type PendingChange } from './revisions';
 import type { Author } from './versions';
@@ -37,7 +37,13 @@ type Effect = { deploy: DeployedPolicy; newDeployment: boolean; store: DocumentS
  * once: a single document travels as the usual `deploy`/`revoke`, several as one `documents` change. Every text an
  * add or replace stores is a new version of its document by `author`.
  */
-export function applyChangeSet(pool: Pool, onChange: () => void, items: readonly StagedChange[], author: Author): Promise<ChangeSetOutcome> {
+export function applyChangeSet(
+  pool: Pool,
+  onChange: () => void,
+  items: readonly StagedChange[],
+  author: Author,
+  hook?: ChangeHook<ChangeSetOutcome>,
+): Promise<ChangeSetOutcome> {
   return withChangeTransaction(pool, onChange, async (client) => {
     // By id, in the order each document was last touched.
     const effects = new Map<string, Effect>();
@@ -87,7 +93,7 @@ export function applyChangeSet(pool: Pool, onChange: () => void, items: readonly
       if ('deploy' in effect && effect.newDeployment) await effect.store.beginDeploymentIn(client, effect.deploy.id, revision);
     }
     return { revision, changed: true };
-  });
+  }, hook);
 }
 
 /** The one change message of a set's effects at `revision`: a lone document as before, several as `documents`. */

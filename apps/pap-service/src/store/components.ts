@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Component, ComponentType } from '@custos/contracts';
-import { withChangeTransaction, type Queryable } from './db';
+import { withChangeTransaction, type ChangeHook, type Queryable } from './db';
 import { currentRevision, recordChange } from './revisions';
 import { solutionClause, type SolutionFilter } from './solutions';
 
@@ -21,7 +21,13 @@ export interface RegistryOutcome {
  * change of what the pdps decide with: it gets a revision and an outbox row in the same transaction, and `onChange`
  * is told after the commit.
  */
-export function upsertComponent(pool: Pool, onChange: () => void, solution: string, component: Component): Promise<RegistryOutcome> {
+export function upsertComponent(
+  pool: Pool,
+  onChange: () => void,
+  solution: string,
+  component: Component,
+  hook?: ChangeHook<RegistryOutcome>,
+): Promise<RegistryOutcome> {
   return withChangeTransaction(pool, onChange, async (client) => {
     const body = JSON.stringify(component);
     const existing = await client.query<{ same: boolean }>(
@@ -40,7 +46,7 @@ export function upsertComponent(pool: Pool, onChange: () => void, solution: stri
     }
     const revision = await recordChange(client, { type: 'component', component });
     return { result: true, revision, changed: true };
-  });
+  }, hook);
 }
 
 export async function findComponent(db: Queryable, id: string): Promise<Component | undefined> {
@@ -74,7 +80,7 @@ export async function listPropagatedComponents(db: Queryable): Promise<Component
 }
 
 /** `true` when it was registered and is gone; removing a PIP or PXP is a change with its own revision. */
-export function deleteComponent(pool: Pool, onChange: () => void, id: string): Promise<RegistryOutcome> {
+export function deleteComponent(pool: Pool, onChange: () => void, id: string, hook?: ChangeHook<RegistryOutcome>): Promise<RegistryOutcome> {
   return withChangeTransaction(pool, onChange, async (client) => {
     const removed = await client.query<{ type: string }>('DELETE FROM pap.components WHERE id = $1 RETURNING type', [id]);
     const row = removed.rows[0];
@@ -83,5 +89,5 @@ export function deleteComponent(pool: Pool, onChange: () => void, id: string): P
     }
     const revision = await recordChange(client, { type: 'unregister', componentId: id });
     return { result: true, revision, changed: true };
-  });
+  }, hook);
 }

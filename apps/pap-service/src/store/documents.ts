@@ -1,7 +1,7 @@
 import type { Pool, PoolClient } from 'pg';
 import type { DeployedPolicy } from '@custos/contracts';
 import { withTransaction } from '@custos/service-kit';
-import { toNumber, withChangeTransaction } from './db';
+import { toNumber, withChangeTransaction, workThenHook, type ChangeHook } from './db';
 import { currentRevision, recordChange } from './revisions';
 import { solutionClause, type SolutionFilter } from './solutions';
 import { VersionTable, type Author, type VersionRow } from './versions';
@@ -111,8 +111,8 @@ export class DocumentStore<M extends DocumentMetadata> {
   }
 
   /** Stores a new, undeployed document as its version 1; false when the id is taken. */
-  insert(record: DocumentRecord<M>, author: Author): Promise<boolean> {
-    return withTransaction(this.pool, (client) => this.insertIn(client, record, author));
+  insert(record: DocumentRecord<M>, author: Author, hook?: ChangeHook<boolean>): Promise<boolean> {
+    return withTransaction(this.pool, (client) => workThenHook(client, (tx) => this.insertIn(tx, record, author), hook));
   }
 
   /** `insert` inside the caller's transaction. */
@@ -133,8 +133,8 @@ export class DocumentStore<M extends DocumentMetadata> {
    * Replaces the text of an existing document. A deployed one is re-deployed in the same transaction (new revision,
    * outbox row), so replicas switch from the old to the new text at once.
    */
-  replace(record: DocumentRecord<M>, author: Author): Promise<ReplaceOutcome> {
-    return this.commit(async (client) => {
+  replace(record: DocumentRecord<M>, author: Author, hook?: ChangeHook<ReplaceOutcome>): Promise<ReplaceOutcome> {
+    return this.commit(hook, async (client) => {
       const step = await this.replaceIn(client, record, author);
       if (step === undefined) return { found: false, changed: false } as const;
       if (step.deployed === undefined) return { found: true, changed: false, revision: undefined } as const;
@@ -147,8 +147,8 @@ export class DocumentStore<M extends DocumentMetadata> {
    * Makes the text of an earlier version (`record`, validated again) current as a new version and, with `deploy`,
    * deploys the document: one transaction, and at most one revision for both.
    */
-  restore(record: DocumentRecord<M>, deploy: boolean, author: Author): Promise<RestoreOutcome> {
-    return this.commit(async (client) => {
+  restore(record: DocumentRecord<M>, deploy: boolean, author: Author, hook?: ChangeHook<RestoreOutcome>): Promise<RestoreOutcome> {
+    return this.commit(hook, async (client) => {
       const step = await this.replaceIn(client, record, author);
       if (step === undefined) return { found: false, changed: false } as const;
       const { version } = step;
@@ -170,8 +170,8 @@ export class DocumentStore<M extends DocumentMetadata> {
   }
 
   /** true when the document is deployed after the call (idempotent); false when there is no such document. */
-  deploy(id: string): Promise<DeployedSetOutcome> {
-    return this.commit(async (client) => {
+  deploy(id: string, hook?: ChangeHook<DeployedSetOutcome>): Promise<DeployedSetOutcome> {
+    return this.commit(hook, async (client) => {
       const step = await this.deployIn(client, id);
       if (step === undefined || step.deployed === undefined) return { result: step !== undefined, revision: await currentRevision(client), changed: false };
       const document = step.deployed;
@@ -184,8 +184,8 @@ export class DocumentStore<M extends DocumentMetadata> {
   }
 
   /** true when the document was deployed and is not any more. */
-  revoke(id: string): Promise<DeployedSetOutcome> {
-    return this.commit(async (client) => {
+  revoke(id: string, hook?: ChangeHook<DeployedSetOutcome>): Promise<DeployedSetOutcome> {
+    return this.commit(hook, async (client) => {
       if ((await this.revokeIn(client, id)) !== 'revoked') return { result: false, revision: await currentRevision(client), changed: false };
       const revision = await recordChange(client, { type: 'revoke', policyId: id });
       return { result: true, revision, changed: true };
@@ -193,8 +193,8 @@ export class DocumentStore<M extends DocumentMetadata> {
   }
 
   /** true when the document existed and is gone; a deployed one is revoked in the same transaction. */
-  remove(id: string): Promise<DeployedSetOutcome> {
-    return this.commit(async (client) => {
+  remove(id: string, hook?: ChangeHook<DeployedSetOutcome>): Promise<DeployedSetOutcome> {
+    return this.commit(hook, async (client) => {
       const step = await this.removeIn(client, id);
       if (step !== 'deployed') return { result: step === 'removed', revision: await currentRevision(client), changed: false };
       const revision = await recordChange(client, { type: 'revoke', policyId: id });
@@ -310,8 +310,8 @@ export class DocumentStore<M extends DocumentMetadata> {
   }
 
   /** Runs `work` in one transaction and, once a change of the deployed set is committed, tells `onChange`. */
-  private commit<T extends { changed: boolean }>(work: (client: PoolClient) => Promise<T>): Promise<T> {
-    return withChangeTransaction(this.pool, this.onChange, work);
+  private commit<T extends { changed: boolean }>(hook: ChangeHook<T> | undefined, work: (client: PoolClient) => Promise<T>): Promise<T> {
+    return withChangeTransaction(this.pool, this.onChange, work, hook);
   }
 
   private visible(filter: SolutionFilter, deployedOnly: boolean): { sql: string; params: unknown[] } {

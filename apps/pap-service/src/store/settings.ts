@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { wireSolutionSettings, type SolutionSettings, type SolutionSettingsEntry } from '@custos/contracts';
-import { withChangeTransaction, type Queryable } from './db';
+import { withChangeTransaction, type ChangeHook, type Queryable } from './db';
 import { currentRevision, recordChange } from './revisions';
 
 /** The settings of a solution after a write: the revision they are part of, and whether the write changed them. */
@@ -29,7 +29,13 @@ export async function readSettings(db: Queryable, solution: string): Promise<{ s
  * what the pdps decide with: the next revision and an outbox row in the same transaction, as a deploy; equal ones
  * change nothing and answer the current revision.
  */
-export function writeSettings(pool: Pool, onChange: () => void, solution: string, wanted: SolutionSettings): Promise<SettingsOutcome> {
+export function writeSettings(
+  pool: Pool,
+  onChange: () => void,
+  solution: string,
+  wanted: SolutionSettings,
+  hook?: ChangeHook<SettingsOutcome>,
+): Promise<SettingsOutcome> {
   const settings = normalized(wanted);
   return withChangeTransaction(pool, onChange, async (client) => {
     const existing = await client.query<{ settings: unknown }>('SELECT settings FROM pap.solution_settings WHERE solution = $1 FOR UPDATE', [solution]);
@@ -46,7 +52,7 @@ export function writeSettings(pool: Pool, onChange: () => void, solution: string
     }
     const revision = await recordChange(client, { type: 'settings', solution, settings });
     return { settings, revision, changed: true };
-  });
+  }, hook);
 }
 
 /** Every solution's settings, by solution in byte order: what a snapshot carries. */

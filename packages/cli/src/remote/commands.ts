@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { registerApplyCommand } from './apply-command';
+import { registerAuditCommands } from './audit-commands';
 import { registerComponentCommands } from './component-commands';
 import { processContext, type RemoteContext } from './context';
 import { registerDecisionCommands } from './decision-commands';
@@ -19,4 +20,5 @@ export function registerRemoteCommands(program: Command, context: RemoteContext 
   registerDecisionCommands(program, context);
   registerSolutionCommands(program, context);
   registerApplyCommand(program, context);
+  registerAuditCommands(program, context);
 }

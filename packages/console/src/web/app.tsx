@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ConsoleApi } from './logic/api';
+import { AuditPage } from './pages/audit';
 import { remainingMs, type Session } from './logic/session';
 import { ComponentsPage } from './pages/components';
 import { DocumentsPage } from './pages/documents';
@@ -17,6 +18,7 @@ const PAGES: ReadonlyArray<{ page: string; title: string }> = [
   { page: 'playground', title: 'Playground' },
   { page: 'replicas', title: 'Replicas' },
   { page: 'solutions', title: 'Solutions' },
+  { page: 'audit', title: 'Audit' },
 ];
 
 export function App() {
@@ -106,6 +108,8 @@ function Page({ route, ctx }: { route: { page: string; rest: string }; ctx: Cons
       return <ReplicasPage ctx={ctx} />;
     case 'solutions':
       return <SolutionsPage ctx={ctx} />;
+    case 'audit':
+      return <AuditPage ctx={ctx} />;
     default:
       return (
         <p>

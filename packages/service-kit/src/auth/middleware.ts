@@ -7,6 +7,8 @@ import type { TokenVerifier } from './verifier';
 export function requireScope(verifier: TokenVerifier, scope: string) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const principal = await verifier.authenticate(req.headers.authorization);
+    // Who asked, even when refused for the scope: the audit trail names the caller of a refused attempt.
+    res.locals.caller = principal.clientId;
     if (!principal.hasScope(scope)) throw insufficientScope(scope);
     res.locals.principal = principal;
     next();

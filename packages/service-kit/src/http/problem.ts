@@ -59,7 +59,14 @@ export class HttpProblem extends Error {
   }
 }
 
+/** The problem each response was answered with, for whoever reports on it afterwards (the audit trail). */
+const answeredProblems = new WeakMap<ServerResponse, HttpProblem>();
+
+/** The problem `res` was answered with by `writeProblem`, if any. */
+export const problemOf = (res: ServerResponse): HttpProblem | undefined => answeredProblems.get(res);
+
 export function writeProblem(res: ServerResponse, problem: HttpProblem): void {
+  answeredProblems.set(res, problem);
   if (res.headersSent) {
     res.destroy();
     return;

@@ -3,16 +3,18 @@ import type { RouteHandlers, ServiceApp } from '../http/app';
 import { bodyReader, paramsReader } from './request-input';
 import { expressPath, type Route } from './route';
 
-export interface MountOptions {
+export interface MountOptions<D = unknown> {
   /** The middleware that lets a request with a token carrying `scope` through (401/403 otherwise). */
   authorize?: (scope: string) => RequestHandler | RequestHandler[];
+  /** Middleware run before everything else of a route (the audit trail's record of the attempt), or none. */
+  before?: (route: Route<D>) => RequestHandler | undefined;
 }
 
 /**
  * What a route runs on a request, in the order a client learns of its mistakes: the token (401/403), the path
  * parameters, the query, the body (415, 413, 400), then the handler with the checked input.
  */
-export function routeHandlers<D>(route: Route<D>, deps: D, options: MountOptions = {}): RequestHandler[] {
+export function routeHandlers<D>(route: Route<D>, deps: D, options: MountOptions<D> = {}): RequestHandler[] {
   const readParams = paramsReader('path', route.params);
   const readQuery = paramsReader('query', route.query);
   const readBody = bodyReader(route.body);
@@ -22,17 +24,19 @@ export function routeHandlers<D>(route: Route<D>, deps: D, options: MountOptions
     const body = await readBody(req);
     await route.handler(req, res, { deps, params, query, body });
   };
-  if (route.scope === undefined) return [run];
+  const first = options.before?.(route);
+  const leading = first === undefined ? [] : [first];
+  if (route.scope === undefined) return [...leading, run];
   if (!options.authorize) throw new Error(`route \`${route.method} ${route.path}\` needs a scope but no authorize was given`);
   const guard = options.authorize(route.scope);
-  return [...(Array.isArray(guard) ? guard : [guard]), run];
+  return [...leading, ...(Array.isArray(guard) ? guard : [guard]), run];
 }
 
 /**
  * Registers a route table on a service app: one `service.route` per path, in the order the paths first appear
  * (so `/ws/policy/validate` listed before `/ws/policy/{id}` is matched first), every other method a 405.
  */
-export function mountRoutes<D>(service: ServiceApp, routes: readonly Route<D>[], deps: D, options: MountOptions = {}): void {
+export function mountRoutes<D>(service: ServiceApp, routes: readonly Route<D>[], deps: D, options: MountOptions<D> = {}): void {
   const byPath = new Map<string, RouteHandlers>();
   for (const route of routes) {
     const handlers = byPath.get(route.path) ?? {};

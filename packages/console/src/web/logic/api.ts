@@ -1,5 +1,6 @@
 import {
   HEADERS,
+  type AuditPage,
   parseWarnings,
   type AuthorizationDecision,
   type Component,
@@ -192,6 +193,12 @@ export class ConsoleApi {
 
   remove(kind: DocumentKindName, id: string): Promise<ChangeResult> {
     return this.change('DELETE', `/ws/${kind}/${encodeURIComponent(id)}`);
+  }
+
+  /** A page of the audit trail (`GET /ws/audit`, scope `audit:read`); `query` holds the filters and the cursor. */
+  async audit(query: Readonly<Record<string, string>>): Promise<AuditPage> {
+    const search = new URLSearchParams(Object.entries(query).filter(([, value]) => value !== '')).toString();
+    return (await this.call('GET', `/ws/audit${search === '' ? '' : `?${search}`}`)).body as AuditPage;
   }
 
   async components(): Promise<Component[]> {
