@@ -172,3 +172,21 @@ test('a requester that gives the revision it holds gets one unchanged message wh
     expect(assembler.result()).toEqual(await readSnapshot(h.pool));
   }
 });
+
+test('a requester that names ids gets only those deployed documents, at the current revision (issue 26: explanations)', async () => {
+  const otherPrefix = uniqueNatsPrefix();
+  const responder = new SnapshotResponder({ pool: h.pool, link, prefix: otherPrefix, logger: h.logger }).start();
+  responders.push(responder);
+  await responder.flush();
+  const whole = await readSnapshot(h.pool);
+  const wanted = [whole.policies[1]!.id, 'urn:policy:acme:never-deployed'];
+  const messages = (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', formats: [2], ids: wanted }))) as unknown[];
+  const assembler = new SnapshotAssembler();
+  expect(assembler.add(messages[0])).toBe(true);
+  expect(assembler.result()).toEqual({ ...whole, policies: [whole.policies[1]] });
+  // A list that is not one of ids asks for the whole set.
+  const all = (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', formats: [2], ids: [1] }))) as unknown[];
+  const again = new SnapshotAssembler();
+  expect(again.add(all[0])).toBe(true);
+  expect(again.result()).toEqual(whole);
+});

@@ -172,6 +172,12 @@ export interface SnapshotRequest {
    * Absent (a first snapshot, older requesters): the whole set, as always.
    */
   known?: number;
+  /**
+   * Only these documents (issue 26: a pdp keeps no policy text, and fetches the documents of the policies it is
+   * asked to explain). The answer is a snapshot of the current revision holding those of them that are deployed;
+   * an older pap ignores the field and sends the whole set, of which the requester takes what it asked for.
+   */
+  ids?: string[];
 }
 
 /**

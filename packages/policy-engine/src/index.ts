@@ -39,7 +39,8 @@ export type {
 export { historyFilterValue } from './evaluate/history-filter-value';
 export { createMemoryHistory, type MemoryHistory, type MemoryHistoryEvent } from './evaluate/memory-history';
 export { loadPolicy } from './load-policy';
-export { loadCompiledTree, loadPolicyTree, supportsPolicyTree, type TreeLoadOutcome } from './tree/load-tree';
+export { loadCompiledTree, loadPolicyTree, supportsPolicyTree, type TreeLoadOptions, type TreeLoadOutcome } from './tree/load-tree';
+export { explanationSourcesNeeded, provideExplanationSource, type ExplanationSource } from './compile/explanation-source';
 export { POLICY_TREE_VERSION, type PolicyTree } from './tree/tree-format';
 export { createPolicySet, emptyPolicySet } from './policy-set/create';
 export { decide } from './decide';

@@ -181,6 +181,19 @@ describe.each<Transport>(['nats', 'in-process'])('the pap → pdp protocol over 
     expect([(await decide(ends, first, 'share')).allowed, (await decide(ends, second, 'share')).allowed]).toEqual([false, false]);
   });
 
+  it('explains with a policy compiled from its tree, fetching its document from pap again on the first explanation', async () => {
+    // Stopped with the others by `ends.stop()`.
+    const replica = await ends.startPdp();
+    await reached(replica, first.revision() ?? -1);
+    const active = replica.pdp.follower.active;
+    // The replica keeps no policy text (issue 26): the first explanation has to fetch the document.
+    expect(active && replica.pdp.follower.explainable(active, 'urn:action:acme:share')).toBeInstanceOf(Promise);
+    const explained = await call('POST', `${replica.url}/event/explain`, { token: ends.token, json: event('acme', 'share') });
+    expect(explained.status).toBe(200);
+    expect(explained.body).toMatchObject({ eventAllowed: false, explanation: [{ policyId: 'urn:policy:acme:no-share', outcome: 'inhibit' }] });
+    expect(active && replica.pdp.follower.explainable(active, 'urn:action:acme:share')).toBeUndefined();
+  });
+
   it("carries a solution's settings as a change to running replicas and in the snapshot of a new one", async () => {
     const put = (settings: object) => call('PUT', `${ends.papUrl}/ws/solutions/acme/settings`, { token: ends.token, json: settings });
     const inhibiting = await put({ defaultDecision: 'inhibit' });

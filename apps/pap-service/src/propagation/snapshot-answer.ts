@@ -28,7 +28,7 @@ export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | 
       return [encodeSnapshotUnchanged(revision)];
     }
   }
-  const snapshot = await readStoredSnapshot(options.pool);
+  const snapshot = await readStoredSnapshot(options.pool, undefined, request?.ids);
   const messages =
     options.chunkBytes === undefined
       ? encodeSnapshotAnswer(snapshot, request, options.maxPayload)
@@ -40,14 +40,19 @@ export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | 
   return messages;
 }
 
+/** Most documents one request may name (an explanation names the policies of one action). */
+const MAX_IDS = 10_000;
+
 /** The request a message body asks for, as far as it is readable: an unreadable body is answered like an old requester. */
 export function snapshotRequestOf(body: unknown): Partial<SnapshotRequest> | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const { requester, formats, known } = body as Record<string, unknown>;
+  const { requester, formats, known, ids } = body as Record<string, unknown>;
   return {
     ...(typeof requester === 'string' ? { requester } : {}),
     // Anything but a revision is not a revision the requester holds: it gets the whole set.
     ...(typeof known === 'number' && Number.isSafeInteger(known) && known >= 0 ? { known } : {}),
     ...(Array.isArray(formats) ? { formats: formats.filter((format): format is number => typeof format === 'number') } : {}),
+    // Some documents only (an explanation's); a list that is not one of strings asks for the whole set.
+    ...(Array.isArray(ids) && ids.every((id) => typeof id === 'string') ? { ids: (ids as string[]).slice(0, MAX_IDS) } : {}),
   };
 }

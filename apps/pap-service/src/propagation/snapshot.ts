@@ -18,9 +18,10 @@ const WRITE_BACK_BATCH = 500;
  *
  * Trees are read as the JSON text PostgreSQL writes (`tree::text`) and go onto the wire as that text: parsing 10,000
  * trees here and stringifying them again was most of pap's time per snapshot (issue 26). Only each tree's `version`
- * is read as a value, to tell whether this engine can ship it.
+ * is read as a value, to tell whether this engine can ship it. With `ids`, only those documents (and the components
+ * and settings as always): what a pdp asks for to explain a decision.
  */
-export async function readStoredSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE): Promise<OutgoingSnapshot> {
+export async function readStoredSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE, ids?: readonly string[]): Promise<OutgoingSnapshot> {
   const computed: Array<{ id: string; xml: string; tree: Record<string, unknown> }> = [];
   const snapshot = await withTransaction(
     pool,
@@ -28,10 +29,12 @@ export async function readStoredSnapshot(pool: Pool, trees: DocumentTree = POLIC
       const state = await client.query<{ revision: string }>('SELECT revision FROM pap.state');
       const rows = await client.query<{ id: string; xml: string; tree: string | null; version: unknown; deployed_at: string | null; policy: boolean }>(
         `SELECT id, xml, tree, version, deployed_at, policy FROM (
-           SELECT id, xml, tree::text AS tree, tree->'version' AS version, deployed_at, true AS policy FROM pap.policies WHERE deployed
+           SELECT id, xml, tree::text AS tree, tree->'version' AS version, deployed_at, true AS policy FROM pap.policies
+            WHERE deployed AND ($1::text[] IS NULL OR id = ANY($1))
            UNION ALL
-           SELECT id, xml, NULL, NULL, NULL, false FROM pap.timers WHERE deployed
+           SELECT id, xml, NULL, NULL, NULL, false FROM pap.timers WHERE deployed AND ($1::text[] IS NULL OR id = ANY($1))
          ) deployed ORDER BY id COLLATE "C"`,
+        [ids ?? null],
       );
       const components = await listPropagatedComponents(client);
       const settings = await listSettings(client);

@@ -4,6 +4,7 @@ import type { Logger } from '@custos/service-kit';
 import type { FollowerMetrics } from '../metrics';
 import { ActiveSet, type ActivePolicySet, type ActiveSetStatus } from './active-set';
 import { ChangeStream, type ChangeStreamStatus, type NextChange, type ResyncReason, type SnapshotIntake } from './change-stream';
+import { explainable } from './explanation-sources';
 import { SetBuilder, type SnapshotBuild } from './set-builder';
 import type { PolicyTransport } from './transport';
 
@@ -39,10 +40,12 @@ export class PolicySetFollower {
   private readonly builder: SetBuilder;
   private readonly stream: ChangeStream;
   private readonly logger: Logger;
+  private readonly transport: PolicyTransport;
 
   constructor(options: FollowerOptions) {
     const { logger, metrics } = options;
     this.logger = logger;
+    this.transport = options.transport;
     this.activeSet = new ActiveSet({ logger, metrics, onActivate: options.onActivate });
     this.builder = new SetBuilder({ compile: options.compile, onFailure: (failure) => this.activeSet.reject(failure) });
     this.stream = new ChangeStream({
@@ -84,6 +87,14 @@ export class PolicySetFollower {
   /** Resolves true as soon as `revision` (or a later one) is active, false after `timeoutMs`. */
   waitForRevision(revision: number, timeoutMs: number): Promise<boolean> {
     return this.activeSet.waitForRevision(revision, timeoutMs);
+  }
+
+  /**
+   * Undefined when the policies deciding `action` in `active` can be explained now; else a promise that settles once
+   * they can (their documents fetched from pap again: the set keeps no policy text), or rejects with a 503 problem.
+   */
+  explainable(active: ActivePolicySet, action: string): Promise<void> | undefined {
+    return explainable(this.transport, active, action, () => ({ active: this.activeSet.active, sources: this.activeSet.sources }));
   }
 
   status(): FollowerStatus {

@@ -54,14 +54,14 @@ export class LocalPolicyTransport implements PolicyTransport {
     return Promise.resolve();
   }
 
-  async fetchSnapshot(sink?: SnapshotDocumentSink, known?: number): Promise<SnapshotAnswer> {
+  async fetchSnapshot(sink?: SnapshotDocumentSink, known?: number, ids?: string[]): Promise<SnapshotAnswer> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new SnapshotError(`no snapshot arrived within ${this.snapshotTimeoutMs} ms`)), this.snapshotTimeoutMs);
     });
     let messages: Uint8Array[];
     try {
-      messages = await Promise.race([this.channel.requestSnapshot(snapshotRequest(IN_PROCESS, known)), late]);
+      messages = await Promise.race([this.channel.requestSnapshot(snapshotRequest(IN_PROCESS, known, ids)), late]);
     } catch (error) {
       throw error instanceof SnapshotError ? error : new SnapshotError(`snapshot request failed: ${error instanceof Error ? error.message : String(error)}`);
     } finally {

@@ -36,11 +36,17 @@ export interface BuiltSnapshot {
 export interface SetBuilderOptions {
   /** The policy compiler; the policy engine's loadPolicy unless a test swaps it. */
   compile?: (xml: string) => LoadOutcome;
-  /** The compiler of policy trees; the policy engine's loadCompiledTree unless a test swaps it. */
+  /**
+   * The compiler of policy trees; the policy engine's loadCompiledTree keeping nothing for explanations unless a test
+   * swaps it (an explanation fetches the documents it needs again: PolicySetFollower.explainable).
+   */
   compileTree?: (tree: unknown) => LoadOutcome;
   /** Told about every document that does not compile (the active set logs and counts it). */
   onFailure: (failure: SetFailure) => void;
 }
+
+/** The validated tree kept for explanations was 2 KB of a compiled policy's 4.4 (issue 26); the pdp keeps nothing. */
+const compileTreeKeepingNothing = (tree: unknown): LoadOutcome => loadCompiledTree(tree, { keepExplainingSource: false });
 
 /** Compiling a large snapshot yields to the event loop this often, so decisions keep flowing. */
 const COMPILE_SLICE_MS = 20;
@@ -58,7 +64,7 @@ export class SetBuilder {
 
   constructor(private readonly options: SetBuilderOptions) {
     const compile = options.compile ?? loadPolicy;
-    const compileTree = options.compileTree ?? loadCompiledTree;
+    const compileTree = options.compileTree ?? compileTreeKeepingNothing;
     this.compilers = {
       policy: {
         // From the tree pap checked when it has one this engine reads (no XML read, no libxml2); else from the XML.

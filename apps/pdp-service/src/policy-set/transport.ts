@@ -28,8 +28,9 @@ export interface PolicyTransport {
    * documents to `sink` as they arrive, before the snapshot is complete; those are then not in the snapshot it resolves
    * with. Whoever takes them must not use them until it resolves (a snapshot that fails midway never does).
    * With `known` (the active revision) pap may answer SnapshotUnchanged instead: the set is still that revision's.
+   * With `ids`, pap sends only those documents (an older one sends them all).
    */
-  fetchSnapshot(sink?: SnapshotDocumentSink, known?: number): Promise<SnapshotAnswer>;
+  fetchSnapshot(sink?: SnapshotDocumentSink, known?: number, ids?: string[]): Promise<SnapshotAnswer>;
   /** `listener` runs after every re-established connection (core messages may have been lost meanwhile). */
   onReconnect(listener: () => void): void;
   /**
@@ -56,10 +57,11 @@ const encoder = new TextEncoder();
  * What every pdp asks for: parts (format 2), each message read on its own as it arrives, never the whole snapshot as
  * text; with the revision it holds, if any, so that an unchanged set is answered in one small message.
  */
-export const snapshotRequest = (requester: string, known?: number): SnapshotRequest => ({
+export const snapshotRequest = (requester: string, known?: number, ids?: string[]): SnapshotRequest => ({
   requester,
   formats: [SNAPSHOT_PARTS_FORMAT],
   ...(known === undefined ? {} : { known }),
+  ...(ids === undefined ? {} : { ids }),
 });
 
 /**
@@ -129,7 +131,7 @@ export class NatsPolicyTransport implements PolicyTransport {
     return this.replay.after(revision);
   }
 
-  fetchSnapshot(sink?: SnapshotDocumentSink, known?: number): Promise<SnapshotAnswer> {
+  fetchSnapshot(sink?: SnapshotDocumentSink, known?: number, ids?: string[]): Promise<SnapshotAnswer> {
     return new Promise<SnapshotAnswer>((resolve, reject) => {
       // Parts go to `sink` as they are read (the follower compiles them while the next ones travel); chunks stay whole.
       const assembler = new SnapshotAssembler(undefined, sink);
@@ -170,7 +172,7 @@ export class NatsPolicyTransport implements PolicyTransport {
           },
         });
         arm();
-        this.nc.publish(this.subjects.snapshot, encoder.encode(JSON.stringify(snapshotRequest(this.options.requester, known))), { reply: inbox });
+        this.nc.publish(this.subjects.snapshot, encoder.encode(JSON.stringify(snapshotRequest(this.options.requester, known, ids))), { reply: inbox });
       } catch (error) {
         finish(error);
       }

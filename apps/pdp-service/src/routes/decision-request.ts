@@ -29,6 +29,8 @@ import type { ActivePolicySet } from '../policy-set/follower';
 export interface PolicySource {
   readonly active: ActivePolicySet | undefined;
   waitForRevision(revision: number, timeoutMs: number): Promise<boolean>;
+  /** Undefined when `action`'s policies can be explained now, else a promise that settles once they can (issue 26). */
+  explainable?(active: ActivePolicySet, action: string): Promise<void> | undefined;
 }
 
 /** The caller, who must hold `event:decide` (api.md §2.2). */

@@ -211,6 +211,14 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
   };
 
   const decideWith = (call: EventCall, active: ActivePolicySet, event: EngineEvent, action: EventAction): void => {
+    // An explanation may first need its policies' documents again: the pdp keeps no policy text (issue 26).
+    const preparing = call.explain ? policies.explainable?.(active, event.action) : undefined;
+    if (preparing !== undefined) {
+      preparing.then(() => step(call, () => decideNow(call, active, event, action)), (error: unknown) => fail(call, error));
+    } else decideNow(call, active, event, action);
+  };
+
+  const decideNow = (call: EventCall, active: ActivePolicySet, event: EngineEvent, action: EventAction): void => {
     const result = runDecision(decider, { active, event, solution: action.solution, explain: call.explain, uuid: call.uuid });
     if (result instanceof Promise) result.then((done) => step(call, () => afterDecision(call, active, action, done)), (error: unknown) => fail(call, error));
     else afterDecision(call, active, action, result);

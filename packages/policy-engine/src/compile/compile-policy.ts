@@ -14,9 +14,10 @@ import { CompileScope } from './scope';
  *
  * `source` gives the tree again for the explaining program, compiled on the first explanation. Without it the tree
  * itself is kept for that, which costs memory for as long as the policy lives; a caller that still has the text it
- * read the tree from passes a way to read it again instead (loadPolicy does).
+ * read the tree from passes a way to read it again instead (loadPolicy does). `null`: nothing is kept, and the
+ * policy must be given its source (`provideExplanationSource`) before it is explained (the pdp, issue 26).
  */
-export function compilePolicy(policy: ValidPolicy, source?: () => ValidPolicy): CompiledPolicy {
+export function compilePolicy(policy: ValidPolicy, source?: (() => ValidPolicy) | null): CompiledPolicy {
   const { id, solution } = policy;
   const { scope, mechanisms } = compileProgram(policy, false);
   const { usage } = scope;
@@ -34,9 +35,12 @@ export function compilePolicy(policy: ValidPolicy, source?: () => ValidPolicy): 
   });
   registerProgram(compiled, { policyId: id, mechanisms });
   // The program of explanations records operand values; compiled on the first explanation, so decisions never pay.
-  registerExplaining(mechanisms, explainingCompiler(source ?? kept(policy)));
+  registerExplaining(mechanisms, source === null ? null : explainingCompiler(source ?? kept(policy)));
   return compiled;
 }
+
+/** The explaining program of a policy, compiled now from its validated tree. */
+export const explainingProgram = (policy: ValidPolicy): readonly MechanismProgram[] => compileProgram(policy, true).mechanisms;
 
 // Closures made in functions of their own, so each holds only what it names: a closure made in compilePolicy would
 // share its scope and keep the tree alive even when `source` reads it again from the text.

@@ -12,7 +12,9 @@ export const allEqual: Combine = (values) => {
 
 /** `equals` over plain closures. All children are evaluated, so an error is never hidden by a mismatch. */
 export function equals(children: readonly [Evaluate<JsonValue>, ...Array<Evaluate<JsonValue>>]): Evaluate<boolean> {
-  const [first, ...rest] = children;
+  const first = children[0];
+  // slice, not `...rest`: a rest array keeps room for 17 elements for as long as the policy is deployed (issue 26).
+  const rest = children.slice(1);
   return (context) => {
     const reference = first(context);
     if (isFailure(reference)) return reference;

@@ -38,7 +38,9 @@ export function readSimplePath(text: string): PathStep[] | null {
     steps.push({ index });
     rest = rest.slice(indexed[0].length);
   }
-  return steps;
+  // A copy of exactly its length: an array grown by push keeps room for 17 steps, and compiled paths live as long as
+  // their policy (issue 26).
+  return steps.slice();
 }
 
 /** The value a simple path selects, or undefined when it selects nothing. */

@@ -69,7 +69,8 @@ export class IndexedPolicySet implements PolicySet {
   private reindexed(policies: ReadonlyMap<string, CompiledPolicy>, touched: Touched): IndexedPolicySet {
     const actions = new Map(this.actions);
     for (const [action, changedIds] of touched) {
-      const candidates = new Set([...(this.actions.get(action)?.policyIds ?? []), ...changedIds]);
+      const before = this.actions.get(action)?.policyIds;
+      const candidates = before === undefined ? changedIds : new Set([...before, ...changedIds]);
       const entry = buildEntry(action, policies, candidates);
       if (entry === null) actions.delete(action);
       else actions.set(action, entry);
@@ -87,15 +88,18 @@ function touch(touched: Touched, policy: CompiledPolicy): void {
 }
 
 function buildEntry(action: string, policies: ReadonlyMap<string, CompiledPolicy>, candidates: Set<string>): ActionEntry | null {
-  const matching = [...candidates]
-    .flatMap((id) => {
-      const policy = policies.get(id);
-      return policy?.actions.includes(action) === true ? [{ id, policy }] : [];
-    })
-    // Code-unit order, the order combination uses (policy-language.md §7).
-    .sort((left, right) => (left.id < right.id ? -1 : left.id > right.id ? 1 : 0));
+  // Plain loops and arrays of exactly their length: a set of 10,000 policies builds 10,000 entries at start, and an
+  // array grown by push keeps room for 17 elements for as long as the set lives (issue 26).
+  const matching: string[] = [];
+  for (const id of candidates) if (policies.get(id)?.actions.includes(action) === true) matching.push(id);
   if (matching.length === 0) return null;
-  const policyIds = matching.map((entry) => entry.id);
-  const mechanisms = matching.flatMap((entry) => programOf(entry.policy).mechanisms.filter((mechanism) => mechanism.event === action));
-  return { policyIds: Object.freeze(policyIds), mechanisms: Object.freeze(mechanisms) };
+  // Code-unit order, the order combination uses (policy-language.md §7).
+  if (matching.length > 1) matching.sort((left, right) => (left < right ? -1 : left > right ? 1 : 0));
+  const mechanisms: MechanismProgram[] = [];
+  for (const id of matching) {
+    const policy = policies.get(id);
+    if (policy === undefined) continue;
+    for (const mechanism of programOf(policy).mechanisms) if (mechanism.event === action) mechanisms.push(mechanism);
+  }
+  return { policyIds: Object.freeze(matching.slice()), mechanisms: Object.freeze(mechanisms.slice()) };
 }
