@@ -92,6 +92,18 @@ describe('docker-compose.yml with docker-compose.cluster.yml, run for real', () 
     expect(outside).toEqual([]);
   };
 
+  /** Runs `check`; when it fails, adds what the engine and the Custos services say (restarts, last log lines). */
+  const withDiagnostics = async (check: () => Promise<void>) => {
+    try {
+      await check();
+    } catch (error) {
+      const { stdout: ps } = await project.compose(['ps']).catch(() => ({ stdout: '(compose ps failed)' }));
+      const { stdout: logs } = await project.compose(['logs', '--no-color', '--tail', '25', 'pdp', 'pap']).catch(() => ({ stdout: '(compose logs failed)' }));
+      const interesting = logs.split('\n').filter((line) => !line.includes('"msg":"request"') && !line.includes('"log":"decision"'));
+      throw new Error(`${(error as Error).message}\n--- compose ps\n${ps}\n--- pdp and pap\n${interesting.join('\n')}`, { cause: error });
+    }
+  };
+
   beforeAll(async () => {
     project = composeProject(await freePort(), { overrides: ['docker-compose.cluster.yml'], prefix: 'custos-cluster' });
     if (await engineIsPodman()) healthchecks = runPodmanHealthchecks(project.name);
@@ -200,7 +212,7 @@ describe('docker-compose.yml with docker-compose.cluster.yml, run for real', () 
     await waitFor(() => load.history.sent() >= historyAtRecovery + 50, { timeoutMs: 60_000, what: '50 history decisions after the recovery' });
     const reports = await load.stop();
 
-    await expectAllAnswered(project, reports.pure, 160);
+    await withDiagnostics(() => expectAllAnswered(project, reports.pure, 160));
     // History decisions failed closed (an inhibit, never an error) between the stop and the recovery, and only then.
     expectFailuresOnlyAfter(reports.history, stoppedAtMs, (detail) => detail === FAILED_CLOSED);
     expect(reports.history.failures.filter((failure) => failure.atMs > recoveredAtMs)).toEqual([]);
