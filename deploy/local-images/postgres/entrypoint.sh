@@ -1,6 +1,11 @@
 #!/bin/sh
 # Makes the cluster on first start (POSTGRES_USER, POSTGRES_PASSWORD, POSTGRES_DB), then runs the command as postgres.
+# As in the official image, only when the command is `postgres`: any other command (pg_autoctl in
+# docker-compose.cluster.yml, which makes its own clusters) runs as given, untouched.
 set -eu
+if [ "${1:-}" != postgres ]; then
+  exec "$@"
+fi
 if [ "$(id -u)" = 0 ]; then
   mkdir -p "$PGDATA" /run/postgresql
   chown -R postgres:postgres "$PGDATA" /run/postgresql
@@ -23,8 +28,5 @@ if [ ! -s "$PGDATA/PG_VERSION" ]; then
   fi
   echo "postgres-entrypoint: cluster made, database \`$db\` for user \`$user\`"
 fi
-if [ "$1" = postgres ]; then
-  shift
-  exec postgres -D "$PGDATA" -c listen_addresses='*' "$@"
-fi
-exec "$@"
+shift
+exec postgres -D "$PGDATA" -c listen_addresses='*' "$@"

@@ -4,68 +4,31 @@ import { freePort, waitFor } from '@custos/test-kit';
 import { composeProject, type ComposeProject } from './compose';
 import { engineIsPodman, inspectContainer, listContainers, stopContainer } from './engine';
 import { runPodmanHealthchecks } from './healthchecks';
+import { ANN, MASK_POLICY, adminToken, expectAllAnswered, gatewayClient, maskedAnn, type Decision, type GatewayClient } from './gateway';
 import { steadyLoad, type LoadReport } from './load';
 // The system suite's reading of the README's walk-through: the same script and the same expectations, here through the gateway.
 import { expectWalkthroughOutput, walkthroughScript } from '../../system/test/readme-walkthrough';
 
 const run = promisify(execFile);
 
-const POLICY = 'urn:policy:acme:mask-names';
-const ANN = {
-  actionId: { scope: 'acme', action: 'show-employee' },
-  timestamp: 1763798400000,
-  parameters: [{ name: 'user', value: { value: { id: 'u1', name: { firstName: 'Ann' } }, type: 'com.acme.User', isComplex: true } }],
-};
-
-interface Decision {
-  eventAllowed: boolean;
-  modifiers: unknown[];
-}
-
 describe('docker-compose.yml, run for real', () => {
   let project: ComposeProject;
   let healthchecks: { stop: () => Promise<void> } | undefined;
+  let client: GatewayClient;
   let token: string;
   let revision: number;
 
-  const gateway = (path: string, init: RequestInit = {}) =>
-    fetch(`${project.gatewayUrl}${path}`, {
-      ...init,
-      headers: { Authorization: `Bearer ${token}`, ...(init.headers as Record<string, string> | undefined) },
-      signal: AbortSignal.timeout(30_000),
-    });
-
+  const gateway = (path: string, init: RequestInit = {}) => client.call(path, init);
   /** Deploys or revokes the walk-through's policy through the gateway; the revision it took effect at. */
-  const change = async (verb: 'deploy' | 'revoke') => {
-    const response = await gateway(`/ws/policy/${POLICY}/${verb}`, { method: 'POST' });
-    expect(response.status).toBe(200);
-    return Number(response.headers.get('policy-revision'));
-  };
+  const change = (verb: 'deploy' | 'revoke') => client.change(MASK_POLICY, verb);
+  const decideAnn = (minRevision?: number) => client.decide(ANN, minRevision);
 
-  /** A decision for Ann, as a PEP asks: without `Min-Policy-Revision` unless a test waits for a change. */
-  const decideAnn = (minRevision?: number) =>
-    gateway('/event', {
-      method: 'POST',
-      headers: { 'Content-Type': 'application/json', ...(minRevision === undefined ? {} : { 'Min-Policy-Revision': String(minRevision) }) },
-      body: JSON.stringify(ANN),
-    });
-
-  /** Ann is allowed with her first name masked while the policy is deployed. */
-  const maskedAnn = (response: Response, body: unknown) => {
-    const decision = body as Decision;
-    if (response.status !== 200) return `status ${response.status}: ${JSON.stringify(body)}`;
-    return decision.eventAllowed === true && decision.modifiers.length === 1 ? undefined : `wrong decision ${JSON.stringify(body)}`;
-  };
   /** Allowed, masked or not: the policy is revoked and deployed again meanwhile. */
   const allowedAnn = (response: Response, body: unknown) =>
     response.status === 200 && (body as Decision).eventAllowed === true ? undefined : `status ${response.status}: ${JSON.stringify(body)}`;
 
   /** pap's view of the replicas: every one heard from lately, at which revision. */
-  const replicas = async () => {
-    const response = await gateway('/ws/replicas');
-    const body = (await response.json()) as { revision: number; replicas: Array<{ replica: string; revision: number | null; ready: boolean; stale: boolean }> };
-    return body.replicas.filter((replica) => !replica.stale);
-  };
+  const replicas = async () => (await client.replicas()).replicas;
 
   const answerOf = async (pending: Promise<Response>): Promise<[Response, unknown]> => {
     const response = await pending;
@@ -74,16 +37,7 @@ describe('docker-compose.yml, run for real', () => {
 
   const runningPdps = async () => (await listContainers(project.name, 'pdp')).filter((container) => container.State === 'running');
 
-  const expectNoFailures = async (report: LoadReport, atLeast: number) => {
-    if (report.failures.length > 0) {
-      // What the gateway said about them: which upstream, which error.
-      const { stdout } = await project.compose(['logs', '--no-color', '--tail', '400', 'gateway']);
-      const gatewayErrors = stdout.split('\n').filter((line) => /\[(error|warn)\]/.test(line));
-      expect({ failures: report.failures, gatewayErrors }).toEqual({ failures: [], gatewayErrors });
-    }
-    expect(report.succeeded).toBe(report.sent);
-    expect(report.sent).toBeGreaterThanOrEqual(atLeast);
-  };
+  const expectNoFailures = (report: LoadReport, atLeast: number) => expectAllAnswered(project, report, atLeast);
 
   beforeAll(async () => {
     project = composeProject(await freePort());
@@ -96,13 +50,8 @@ describe('docker-compose.yml, run for real', () => {
       intervalMs: 500,
       what: 'the gateway',
     });
-    const tokenResponse = await fetch(`${project.gatewayUrl}/oauth/token`, {
-      method: 'POST',
-      headers: { Authorization: `Basic ${Buffer.from('admin:change-me-now-0123').toString('base64')}` },
-      body: new URLSearchParams({ grant_type: 'client_credentials' }),
-    });
-    expect(tokenResponse.status).toBe(200);
-    token = ((await tokenResponse.json()) as { access_token: string }).access_token;
+    token = await adminToken(project.gatewayUrl);
+    client = gatewayClient(project.gatewayUrl, token);
   }, 2_700_000);
 
   afterAll(async () => {

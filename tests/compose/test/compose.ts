@@ -21,12 +21,13 @@ export interface ComposeProject {
 }
 
 /**
- * A compose project of the repository's docker-compose.yml under a name of its own, with the environment a user
- * would put in .env (the README's admin client, a fresh operator key) and the gateway on `gatewayPort`. The user's
- * own .env is not read: the file is named explicitly and every variable the file needs is set here.
+ * A compose project of the repository's docker-compose.yml (followed by `overrides`, e.g. docker-compose.cluster.yml)
+ * under a name of its own, with the environment a user would put in .env (the README's admin client, a fresh operator
+ * key) and the gateway on `gatewayPort`. The user's own .env is not read: the files are named explicitly and every
+ * variable they need is set here.
  */
-export function composeProject(gatewayPort: number): ComposeProject {
-  const name = `custos-compose-${randomBytes(3).toString('hex')}`;
+export function composeProject(gatewayPort: number, { overrides = [] as string[], prefix: namePrefix = 'custos-compose' } = {}): ComposeProject {
+  const name = `${namePrefix}-${randomBytes(3).toString('hex')}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     COMPOSE_PROJECT_NAME: name,
@@ -38,12 +39,12 @@ export function composeProject(gatewayPort: number): ComposeProject {
     LOG_LEVEL: 'warn',
   };
   const [command, prefix] = composeCommand();
-  const file = path.join(repoRoot(), 'docker-compose.yml');
+  const files = ['docker-compose.yml', ...overrides].flatMap((file) => ['-f', path.join(repoRoot(), file)]);
   return {
     name,
     gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
     compose: (args, timeoutMs = 300_000) =>
-      run(command, [...prefix, '-f', file, '-p', name, ...args], {
+      run(command, [...prefix, ...files, '-p', name, ...args], {
         cwd: repoRoot(),
         env,
         timeout: timeoutMs,

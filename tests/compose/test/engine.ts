@@ -57,6 +57,11 @@ export async function stopContainer(id: string, seconds: number): Promise<void> 
   await engineCall('POST', `/containers/${id}/stop?t=${seconds}`);
 }
 
+/** Starts a stopped container again, the way `docker start` does. */
+export async function startContainer(id: string): Promise<void> {
+  await engineCall('POST', `/containers/${id}/start`);
+}
+
 /** Whether the engine is podman, whose health checks run from systemd timers (see healthchecks.ts). */
 export async function engineIsPodman(): Promise<boolean> {
   const version = await engineCall<{ Components?: Array<{ Name: string }> }>('GET', '/version');
