@@ -13,6 +13,7 @@ import {
 } from '@custos/contracts';
 import { foreignSolution, principalOf, problems, routesFor, type Logger, type ParamSpec, type TokenVerifier } from '@custos/service-kit';
 import type { DocumentKind } from '../documents/kind';
+import type { DecisionRecordReader } from '../decision-records/reader';
 import type { ReplicaDirectory } from '../replicas/replica-directory';
 import type { DocumentMetadata, DocumentStore } from '../store/documents';
 
@@ -29,6 +30,8 @@ export interface RouteContext {
   replicas?: ReplicaDirectory;
   /** `POLICY_TIMEZONE`: the zone timers' next fire times are told in. */
   timeZone: string;
+  /** Reads the decision records the pdps publish (none without NATS: the routes answer 503). */
+  decisionRecords?: DecisionRecordReader;
 }
 
 export const papRoute = routesFor<RouteContext>();
