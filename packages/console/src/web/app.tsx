@@ -2,6 +2,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { ConsoleApi } from './logic/api';
 import { remainingMs, type Session } from './logic/session';
 import { ComponentsPage } from './pages/components';
+import { DecisionsPage } from './pages/decisions';
 import { DocumentsPage } from './pages/documents';
 import { PlaygroundPage } from './pages/playground';
 import { ReplicasPage } from './pages/replicas';
@@ -15,6 +16,7 @@ const PAGES: ReadonlyArray<{ page: string; title: string }> = [
   { page: 'timers', title: 'Timers' },
   { page: 'components', title: 'Components' },
   { page: 'playground', title: 'Playground' },
+  { page: 'decisions', title: 'Decisions' },
   { page: 'replicas', title: 'Replicas' },
   { page: 'solutions', title: 'Solutions' },
 ];
@@ -102,6 +104,8 @@ function Page({ route, ctx }: { route: { page: string; rest: string }; ctx: Cons
       return <ComponentsPage ctx={ctx} />;
     case 'playground':
       return <PlaygroundPage ctx={ctx} />;
+    case 'decisions':
+      return <DecisionsPage ctx={ctx} openId={route.rest} />;
     case 'replicas':
       return <ReplicasPage ctx={ctx} />;
     case 'solutions':
