@@ -41,7 +41,8 @@ function recordParametersOf(options: SettingsOptions): RecordParameters | typeof
 
 const recordParametersLine = (settings: SolutionSettings): string => {
   const value = settings.recordParameters;
-  if (value === undefined) return 'recordParameters: not set (decision records carry no parameters)\n';
+  // Not set: said by nothing, so the printout of solutions without it stays as it was.
+  if (value === undefined) return '';
   const clear = value.clear === undefined || value.clear.length === 0 ? 'none' : value.clear.join(',');
   return `recordParameters: in clear ${clear}${value.hashed === true ? ', the others hashed' : ''}\n`;
 };
