@@ -318,7 +318,7 @@ export async function run(options = {}) {
 /** `decision_records_total` of a pdp's /metrics text, by outcome (0 where absent). */
 function decisionRecordCounts(text) {
   const counts = { published: 0, dropped: 0, failed: 0 };
-  for (const match of String(text).matchAll(/^decision_records_total\{outcome="(\w+)"\} (\d+(?:\.\d+)?(?:e\+\d+)?)$/gm)) {
+  for (const match of String(text).matchAll(/^decision_records_total\{[^}]*outcome="(\w+)"[^}]*\} (\S+)$/gm)) {
     if (match[1] in counts) counts[match[1]] = Number(match[2]);
   }
   return counts;
