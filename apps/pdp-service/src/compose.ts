@@ -233,7 +233,8 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
   if (overrides.startRetention ?? true) retention.start();
   await follower.start();
   pxp.startPolling();
-  // Decision records (issue 24): on the stream beside the log line, never in embedded mode (no NATS there).
+  // Decision records (issue 24): on the stream beside the log line, never in embedded mode (no NATS there). A stream
+  // NATS refuses (its storage cannot hold the size bound, say) turns them off with a warning, not the replica.
   const records =
     nats === undefined || !config.decisionRecords.enabled
       ? undefined
@@ -246,6 +247,9 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
           counter: metrics.decisionRecords,
           parametersOf: (solution) => follower.active?.settings.get(solution)?.recordParameters,
           hash: (name, value) => hasher.key(name, null, value),
+        }).catch((error: unknown) => {
+          logger.warn({ err: error }, 'decision records are off: their stream could not be made (PDP_DECISION_RECORDS_MAX_BYTES, NATS storage)');
+          return undefined;
         });
   decider.records = records;
 
