@@ -52,6 +52,8 @@ export async function run(options = {}) {
 
     const pdp = await core.startPdp({ label: 'pdp-http-info' });
     const pdpQuiet = await core.startPdp({ label: 'pdp-http-warn' }, { LOG_LEVEL: 'warn' });
+    // Issue 24: the same pdp without decision records on the stream (PDP_DECISION_RECORDS=off), to price them.
+    const pdpNoRecords = await core.startPdp({ label: 'pdp-http-no-records' }, { PDP_DECISION_RECORDS: 'off' });
     // BENCH_PDP_BASELINE_MAIN=<main.js of another build>: that build too, side by side, to price a change of the hot path.
     const baselineMain = process.env.BENCH_PDP_BASELINE_MAIN;
     const baseline = baselineMain ? await core.startPdp({ label: 'pdp-http-baseline', main: baselineMain }) : undefined;
@@ -76,6 +78,7 @@ export async function run(options = {}) {
       { key: 'floor', label: 'bare node:http (floor)', url: `${floorUrl}/event`, pid: floorProc.pid },
       { key: 'pdp', label: 'pdp, decision log on (info)', url: `${pdp.url}/event`, pid: pdp.pid },
       { key: 'pdpQuiet', label: 'pdp, LOG_LEVEL=warn', url: `${pdpQuiet.url}/event`, pid: pdpQuiet.pid },
+      { key: 'pdpNoRecords', label: 'pdp, log on, decision records off', url: `${pdpNoRecords.url}/event`, pid: pdpNoRecords.pid },
       ...(baseline ? [{ key: 'baseline', label: `baseline build (${baselineMain}), log on`, url: `${baseline.url}/event`, pid: baseline.pid }] : []),
     ];
     // Each run also measures the server's CPU time per request (/proc/<pid>/stat, all threads and the
@@ -101,6 +104,8 @@ export async function run(options = {}) {
       (_, result) => `${lib.fmt(result.requestsPerSecond)} req/s, p50 ${lib.fmt(result.latency.p50)} ms, p99 ${lib.fmt(result.latency.p99)} ms`,
     );
     const rssAfterLoad = lib.rssMb(pdp.pid);
+    // What became of the records of the pdp with records on: published, or dropped by a full buffer.
+    const recordCounts = decisionRecordCounts((await lib.request('GET', `${pdp.url}/metrics`)).text);
 
     const summary = {};
     for (const variant of variants) {
@@ -138,7 +143,7 @@ export async function run(options = {}) {
     // Open loop at half the pdp's maximum: the pdp and the floor at the same rate, alternating, two runs each.
     const openRate = Math.max(100, Math.round(summary.pdp.rps / 2 / 100) * 100);
     const openSeconds = quick ? 3 : 10;
-    const openVariants = variants.filter((variant) => variant.key !== 'pdpQuiet');
+    const openVariants = variants.filter((variant) => variant.key !== 'pdpQuiet' && variant.key !== 'pdpNoRecords');
     const openRuns = Object.fromEntries(openVariants.map((variant) => [variant.key, []]));
     lib.log(`open loop at ${openRate}/s (half the pdp's median), ${openSeconds} s per run`);
     for (let run = 0; run < 2; run++) {
@@ -227,6 +232,11 @@ export async function run(options = {}) {
       `Load average before and after: ${loadBefore.map((l) => lib.fmt(l, 2)).join(' ')} → ${loadavg().map((l) => lib.fmt(l, 2)).join(' ')} (${cpus().length} cores).`,
       `The decision log costs ${lib.fmt(summary.pdp.cpuUs - summary.pdpQuiet.cpuUs, 1)} µs CPU per decision (info vs warn, same run); ` +
         `by CPU the pdp reaches ${lib.fmt(summary.pdp.cpuRatio, 2)} × floor with it and ${lib.fmt(summary.pdpQuiet.cpuRatio, 2)} × without.`,
+      `Decision records (issue 24) cost ${lib.fmt(summary.pdp.cpuUs - summary.pdpNoRecords.cpuUs, 1)} µs CPU per decision in the pdp ` +
+        `(${lib.fmt(summary.pdp.cpuUs, 1)} µs with them, ${lib.fmt(summary.pdpNoRecords.cpuUs, 1)} µs without, same run; NATS's own work is not counted); ` +
+        `by CPU the pdp reaches ${lib.fmt(summary.pdp.cpuRatio, 2)} × floor with them and ${lib.fmt(summary.pdpNoRecords.cpuRatio, 2)} × without, ` +
+        `by req/s ${lib.fmt(summary.pdp.ratio, 2)} × and ${lib.fmt(summary.pdpNoRecords.ratio, 2)} ×. Records of the pdp with them: ` +
+        `${lib.fmt(recordCounts.published)} published, ${lib.fmt(recordCounts.dropped)} dropped (buffer full), ${lib.fmt(recordCounts.failed)} failed.`,
       ...(floorMax > 1.5 * floorMin
         ? [
             `The machine's load changed during the run: the floor alone ranged ${lib.fmt(floorMin)}–${lib.fmt(floorMax)} req/s ` +
@@ -286,14 +296,15 @@ export async function run(options = {}) {
         ),
         lib.target(
           'errors under load',
-          String(summary.pdp.problems + summary.pdpQuiet.problems + light.errors + light.timeouts + light.non2xx + openFailed),
+          String(summary.pdp.problems + summary.pdpQuiet.problems + summary.pdpNoRecords.problems + light.errors + light.timeouts + light.non2xx + openFailed),
           '0',
-          summary.pdp.problems + summary.pdpQuiet.problems + light.errors + light.timeouts + light.non2xx + openFailed === 0,
+          summary.pdp.problems + summary.pdpQuiet.problems + summary.pdpNoRecords.problems + light.errors + light.timeouts + light.non2xx + openFailed === 0,
         ),
       ],
       notes,
       figures: {
         ...summary,
+        decisionRecords: recordCounts,
         light: { rps: light.requestsPerSecond, p50: light.latency.p50, p99: light.latency.p99 },
         openLoop: { rate: openRate, ...Object.fromEntries(Object.entries(openRuns).map(([key, runs]) => [key, runs.map((r) => r.latency)])) },
       },
@@ -302,6 +313,15 @@ export async function run(options = {}) {
     await floorProc.stop();
     await core.stop();
   }
+}
+
+/** `decision_records_total` of a pdp's /metrics text, by outcome (0 where absent). */
+function decisionRecordCounts(text) {
+  const counts = { published: 0, dropped: 0, failed: 0 };
+  for (const match of String(text).matchAll(/^decision_records_total\{[^}]*outcome="(\w+)"[^}]*\} (\S+)$/gm)) {
+    if (match[1] in counts) counts[match[1]] = Number(match[2]);
+  }
+  return counts;
 }
 
 /** A pdp started with --cpu-prof, the same load for `seconds`, a graceful stop, and a summary. */

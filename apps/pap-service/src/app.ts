@@ -23,6 +23,7 @@ import { registerPapGauges } from './metrics';
 import { openapi } from './openapi';
 import type { RouteContext } from './routes/context';
 import { PAP_ROUTES } from './routes/table';
+import type { DecisionRecordReader } from './decision-records/reader';
 import type { ReplicaDirectory } from './replicas/replica-directory';
 import { DocumentStore, type DocumentMetadata } from './store/documents';
 import { readStats } from './store/stats';
@@ -51,6 +52,8 @@ export interface AppDeps {
   audit?: AuditLog;
   /** Auth's audit trail, merged into `GET /ws/audit` (composePap reads it from AUTH_URL); pap's alone without it. */
   authTrail?: AuthTrail;
+  /** Reads the pdps' decision records from their stream (issue 24); none without NATS. */
+  decisionRecords?: DecisionRecordReader;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -80,6 +83,7 @@ export function createApp(deps: AppDeps): Express {
     // Each store was made from its kind's own table, so it holds that kind's metadata.
     storeOf: <M extends DocumentMetadata>(kind: DocumentKind<M, unknown>) => (kind.name === 'policy' ? policies : timers) as unknown as DocumentStore<M>,
     ...(deps.replicas ? { replicas: deps.replicas } : {}),
+    ...(deps.decisionRecords ? { decisionRecords: deps.decisionRecords } : {}),
     timeZone: deps.timeZone ?? 'UTC',
     audit,
     ...(deps.authTrail ? { authTrail: deps.authTrail } : {}),

@@ -26,6 +26,7 @@ import { OutboxPublisher } from './propagation/outbox-publisher';
 import { SnapshotResponder } from './propagation/snapshot-responder';
 import { DEFAULT_STREAM_SETTINGS } from './propagation/stream';
 import { ReplicaDirectory } from './replicas/replica-directory';
+import { DecisionRecordReader } from './decision-records/reader';
 
 export const MIGRATIONS_DIR = path.join(__dirname, '..', 'migrations');
 
@@ -70,6 +71,7 @@ interface Propagation {
   publisher: OutboxPublisher;
   responder: SnapshotResponder;
   replicas: ReplicaDirectory;
+  decisionRecords: DecisionRecordReader;
 }
 
 /** Config → dependencies → app, with the hooks that start and stop what runs beside it. */
@@ -96,6 +98,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
     natsState: overrides.natsState ?? (() => (local ? 'in-process' : (propagation?.link.state() ?? 'unknown'))),
     console: { assetsDir: CONSOLE_ASSETS_DIR, authUrl: config.authUrl, pdpUrl: config.pdpUrl },
     replicas: propagation?.replicas,
+    ...(propagation ? { decisionRecords: propagation.decisionRecords } : {}),
     trustProxy: config.trustProxy,
     timeZone: config.timeZone,
     audit,
@@ -152,5 +155,6 @@ function composePropagation(config: PapConfig, pool: Pool, logger: Logger, metri
     }),
     responder: new SnapshotResponder({ pool, link, prefix, logger }),
     replicas: new ReplicaDirectory({ link, prefix, logger }),
+    decisionRecords: new DecisionRecordReader({ connection: () => link.connection(), prefix }),
   };
 }

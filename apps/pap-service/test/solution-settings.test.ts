@@ -107,3 +107,29 @@ test('writing needs `solution:admin`; `policy:write` is not enough, `policy:read
   expect((await read('acme', h.bearer({ scopes: [SCOPES.solutionAdmin] }))).status).toBe(403);
   expect(await revision(h.pool)).toBe(start);
 });
+
+test('`recordParameters` (issue 24) is kept with its names in order, travels in the change, and a wrong one is a 400 at its path', async () => {
+  const changed = await write({ recordParameters: { clear: ['user', 'doc'], hashed: true } }, 'gamma', h.bearer({ solutions: ['gamma'] }));
+  expect(changed.status).toBe(200);
+  expect(changed.body.settings).toEqual({ recordParameters: { clear: ['doc', 'user'], hashed: true } });
+  expect((await outbox(h.pool)).at(-1)!.message).toMatchObject({ type: 'settings', solution: 'gamma', settings: { recordParameters: { clear: ['doc', 'user'], hashed: true } } });
+  const same = await write({ recordParameters: { hashed: true, clear: ['doc', 'user'] } }, 'gamma', h.bearer({ solutions: ['gamma'] }));
+  expect(same.body.changed).toBe(false);
+
+  const wrong = await write({ recordParameters: { clear: [7] } }, 'gamma', h.bearer({ solutions: ['gamma'] }));
+  expect(wrong.status).toBe(400);
+  expect(wrong.body.errors[0].path).toBe('recordParameters.clear[0]');
+});
+
+test('the decision routes answer 503 on a pap without NATS, and check their input first', async () => {
+  const bearer = h.bearer({ scopes: [SCOPES.solutionAdmin] });
+  const search = await request(h.app).get('/ws/decisions?solution=acme').set('Authorization', bearer);
+  expect(search.status).toBe(503);
+  expect(search.body.code).toBe('service_unavailable');
+  const badTime = await request(h.app).get('/ws/decisions?from=yesterday').set('Authorization', bearer);
+  expect(badTime.status).toBe(400);
+  expect(badTime.body.errors[0].path).toBe('from');
+  expect((await request(h.app).get('/ws/decisions/nope').set('Authorization', bearer)).status).toBe(400);
+  const foreign = await request(h.app).get('/ws/decisions?solution=other').set('Authorization', h.bearer({ scopes: [SCOPES.solutionAdmin], solutions: ['acme'] }));
+  expect(foreign.status).toBe(403);
+});

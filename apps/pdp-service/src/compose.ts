@@ -18,6 +18,8 @@ import { createApp, type PdpListener } from './app';
 import { CallTargets } from './calls/http-json';
 import type { PdpConfig } from './config';
 import { Decider } from './decision/decider';
+import type { DecisionRecordBuffer } from './decision-records/buffer';
+import { startDecisionRecords } from './decision-records/publisher';
 import { HistoryHasher } from './history/hashing';
 import { RetentionJob } from './history/retention';
 import { historySecret } from './history/secret';
@@ -86,6 +88,8 @@ export interface ComposedPdp {
   pxpTargets: CallTargets;
   scheduler: TimerScheduler | undefined;
   retention: RetentionJob;
+  /** The buffer of decision records; undefined when they are off (`PDP_DECISION_RECORDS=off`, embedded mode). */
+  records: DecisionRecordBuffer | undefined;
   /** Closers in shutdown order (after the server stopped accepting). */
   closers: Closer[];
   /** Creates the HTTP server and listens on `port` (default `config.port`; 0 for any). */
@@ -229,6 +233,25 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
   if (overrides.startRetention ?? true) retention.start();
   await follower.start();
   pxp.startPolling();
+  // Decision records (issue 24): on the stream beside the log line, never in embedded mode (no NATS there). A stream
+  // NATS refuses (its storage cannot hold the size bound, say) turns them off with a warning, not the replica.
+  const records =
+    nats === undefined || !config.decisionRecords.enabled
+      ? undefined
+      : await startDecisionRecords({
+          nc: nats,
+          prefix: config.natsPrefix,
+          config: config.decisionRecords,
+          replicaId: config.replicaId,
+          logger,
+          counter: metrics.decisionRecords,
+          parametersOf: (solution) => follower.active?.settings.get(solution)?.recordParameters,
+          hash: (name, value) => hasher.key(name, null, value),
+        }).catch((error: unknown) => {
+          logger.warn({ err: error }, 'decision records are off: their stream could not be made (PDP_DECISION_RECORDS_MAX_BYTES, NATS storage)');
+          return undefined;
+        });
+  decider.records = records;
 
   // Revoked tokens: the list is loaded from auth, followed over NATS and polled (docs/security.md).
   const revocations =
@@ -280,6 +303,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     pxpTargets,
     scheduler,
     retention,
+    records,
     closers: [
       () => revocations?.stop(),
       () => statusPublisher?.stop(),
@@ -287,6 +311,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
       () => scheduler?.stop(),
       () => retention.stop(),
       () => pxp.drain(pxpDrainMs),
+      () => records?.close(),
       () => nats?.drain(),
       () => (sharedPool ? undefined : pool.end()),
       () => {

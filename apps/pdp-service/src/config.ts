@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
 import type { AdmissionLimits } from './admission';
+import { readDecisionRecordsConfig, type DecisionRecordsConfig } from './decision-records/config';
 import { AUTHZEN_DEFAULTS, type AuthZenDefault } from '@custos/contracts';
 import { ConfigError, EgressPolicy, readChoice, readCommonConfig, readInteger, readOptional, readTimeZone, type CommonConfig, type Env } from '@custos/service-kit';
 
@@ -37,6 +38,8 @@ export interface PdpConfig extends CommonConfig {
   egress: EgressPolicy;
   /** Per-solution admission of the decision routes (`PDP_SOLUTION_*`, `PDP_WORK_SLICE_MS`). */
   admission: AdmissionLimits;
+  /** Decision records on the JetStream stream (`PDP_DECISION_RECORDS*`, issue 24). */
+  decisionRecords: DecisionRecordsConfig;
 }
 
 /** The event history in PostgreSQL (docs/api.md, "Event history"). */
@@ -123,6 +126,7 @@ export function readPdpConfig(env: Env, host: string = hostname()): PdpConfig {
     publicUrl: readPublicUrl(env),
     egress: EgressPolicy.fromEnv(env),
     admission: readAdmissionLimits(env),
+    decisionRecords: readDecisionRecordsConfig(env),
   };
 }
 

@@ -33,6 +33,8 @@ export interface PdpMetrics extends ServiceMetrics, FollowerMetrics {
   /** Stored executes pending and failed (counted every few polls, over every replica's executes). */
   pxpExecutionsStored: Gauge<'state'>;
   timerTicks: Counter<'outcome'>;
+  /** Decision records (decision-records/), by outcome: published, dropped (the buffer full), failed (NATS refused). */
+  decisionRecords: Counter<'outcome'>;
 }
 
 export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
@@ -125,6 +127,12 @@ export function createPdpMetrics(collectProcessMetrics = true): PdpMetrics {
     timerTicks: new Counter({
       name: 'timer_ticks_total',
       help: 'Timer ticks by outcome (fired = claimed here, claimed-elsewhere, failed = not claimed)',
+      labelNames: ['outcome'],
+      registers,
+    }),
+    decisionRecords: new Counter({
+      name: 'decision_records_total',
+      help: 'Decision records by outcome (published to the stream, dropped = the buffer was full, failed = NATS refused the batch)',
       labelNames: ['outcome'],
       registers,
     }),

@@ -58,6 +58,19 @@ describe('solution settings command', () => {
     expect(again.out).toMatch(/^settings of acme unchanged \(policy revision 6\)\n/);
   });
 
+  it('sets which parameters decision records carry, keeping the other settings, and `unset` removes it', async () => {
+    const set = await cli('solution', 'settings', 'acme', '--record-parameters', 'doc, user', '--record-hashed');
+    expect(set.code).toBe(0);
+    expect(pap.requests[1]).toMatchObject({ method: 'PUT', body: JSON.stringify({ authzenDefault: 'allow', recordParameters: { clear: ['doc', 'user'], hashed: true } }) });
+    expect(set.out).toContain('recordParameters: in clear doc,user, the others hashed\n');
+    const unset = await cli('solution', 'settings', 'acme', '--record-parameters', 'unset');
+    expect(unset.out).not.toContain('recordParameters');
+    expect(stored).toEqual({ authzenDefault: 'allow' });
+    const alone = await cli('solution', 'settings', 'acme', '--record-hashed');
+    expect(alone.code).toBe(2);
+    expect(alone.err).toContain('--record-hashed goes with --record-parameters');
+  });
+
   it('refuses a value it does not know, or a name that is no solution, before asking pap', async () => {
     const wrong = await cli('solution', 'settings', 'acme', '--default-decision', 'deny');
     expect(wrong.code).toBe(2);

@@ -13,6 +13,7 @@ export * from './schemas';
 export * from './client';
 export * from './change-set';
 export * from './solution-settings';
+export * from './decision-records';
 export * from './document-versions';
 export * from './audit';
 export * from './schema-kit';

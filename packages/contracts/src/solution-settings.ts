@@ -1,5 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AUTHZEN_DEFAULTS } from './authzen';
+import { recordParametersSchema, wireRecordParameters } from './decision-records';
 import { SnapshotError } from './snapshot-error';
 import { SOLUTION_PATTERN } from './urns';
 import { isRecord } from './wire';
@@ -27,6 +28,7 @@ export const solutionSettingsSchema = Type.Object(
         { description: 'the AuthZEN answer for an action no deployed mechanism of the solution reacts to; absent: the pdp\'s `PDP_AUTHZEN_DEFAULT`' },
       ),
     ),
+    recordParameters: Type.Optional(recordParametersSchema),
   },
   { additionalProperties: false },
 );
@@ -41,7 +43,7 @@ export interface SolutionSettingsEntry {
 /** Settings off the wire, or undefined: only the known fields with a known value, nothing else. */
 export function wireSolutionSettings(value: unknown): SolutionSettings | undefined {
   if (!isRecord(value)) return undefined;
-  const { defaultDecision, authzenDefault } = value;
+  const { defaultDecision, authzenDefault, recordParameters } = value;
   const settings: SolutionSettings = {};
   if (defaultDecision !== undefined) {
     if (!(DEFAULT_DECISIONS as readonly unknown[]).includes(defaultDecision)) return undefined;
@@ -50,6 +52,11 @@ export function wireSolutionSettings(value: unknown): SolutionSettings | undefin
   if (authzenDefault !== undefined) {
     if (!(AUTHZEN_DEFAULTS as readonly unknown[]).includes(authzenDefault)) return undefined;
     settings.authzenDefault = authzenDefault as SolutionSettings['authzenDefault'];
+  }
+  if (recordParameters !== undefined) {
+    const read = wireRecordParameters(recordParameters);
+    if (read === undefined) return undefined;
+    settings.recordParameters = read;
   }
   return settings;
 }

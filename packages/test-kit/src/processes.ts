@@ -49,6 +49,9 @@ const PORT_VARIABLE: Record<ServiceName, string> = {
   'pdp-service': 'PDP_PORT',
 };
 
+/** Bounds of the decision-record streams of the pdps tests start (the smallest a pdp takes, kept an hour). */
+const TEST_RECORD_BOUNDS = { PDP_DECISION_RECORDS_MAX_BYTES: String(1024 * 1024), PDP_DECISION_RECORDS_MAX_AGE_S: '3600' };
+
 /**
  * Starts a built service (`apps/<name>/dist/main.js`) as its own process and waits for it
  * to be ready, as an operator would run it.
@@ -62,7 +65,9 @@ export async function startService(
   const entry = path.join(repoRoot(), 'apps', name, 'dist', 'main.js');
   if (!existsSync(entry)) throw new Error(`${entry} is missing; run the build first`);
   const child = spawn(process.execPath, [entry], {
-    env: { ...process.env, LOG_LEVEL: 'info', ...env, [PORT_VARIABLE[name]]: String(port) },
+    // A pdp's decision-record stream reserves its size bound on the NATS server: small ones for the many test stacks
+    // that share the machine's NATS (a test may say otherwise in `env`).
+    env: { ...process.env, LOG_LEVEL: 'info', ...TEST_RECORD_BOUNDS, ...env, [PORT_VARIABLE[name]]: String(port) },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

@@ -14,6 +14,7 @@ import {
 import { foreignSolution, principalOf, problems, routesFor, type AuditLog, type Logger, type ParamSpec, type TokenVerifier } from '@custos/service-kit';
 import type { AuthTrail } from '../audit/auth-trail';
 import type { DocumentKind } from '../documents/kind';
+import type { DecisionRecordReader } from '../decision-records/reader';
 import type { ReplicaDirectory } from '../replicas/replica-directory';
 import type { DocumentMetadata, DocumentStore } from '../store/documents';
 
@@ -34,6 +35,8 @@ export interface RouteContext {
   audit: AuditLog;
   /** Auth's audit trail, merged into `GET /ws/audit`; none in a pap without auth (tests). */
   authTrail?: AuthTrail;
+  /** Reads the decision records the pdps publish (none without NATS: the routes answer 503). */
+  decisionRecords?: DecisionRecordReader;
 }
 
 export const papRoute = routesFor<RouteContext>();

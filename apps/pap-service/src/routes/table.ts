@@ -10,6 +10,7 @@ import { unregisterComponent } from './component-unregister';
 import type { RouteContext } from './context';
 import { documentRoutes } from './document-routes';
 import { replicasRoute } from './replicas';
+import { searchDecisions, showDecision } from './decisions';
 import { timerScheduleRoute } from './timer-schedule';
 import { languageRoute, xsdRoute } from './schema';
 import { getSolutionSettings, putSolutionSettings } from './solution-settings';
@@ -33,4 +34,6 @@ export const PAP_ROUTES: ReadonlyArray<Route<RouteContext>> = [
   getSolutionSettings,
   putSolutionSettings,
   auditRoute,
+  searchDecisions,
+  showDecision,
 ];

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { wireSolutionSettings, type SolutionSettings, type SolutionSettingsEntry } from '@custos/contracts';
+import { wireSolutionSettings, type RecordParameters, type SolutionSettings, type SolutionSettingsEntry } from '@custos/contracts';
 import { withChangeTransaction, type ChangeHook, type Queryable } from './db';
 import { currentRevision, recordChange } from './revisions';
 
@@ -14,6 +14,13 @@ export interface SettingsOutcome {
 const normalized = (settings: SolutionSettings): SolutionSettings => ({
   ...(settings.defaultDecision === undefined ? {} : { defaultDecision: settings.defaultDecision }),
   ...(settings.authzenDefault === undefined ? {} : { authzenDefault: settings.authzenDefault }),
+  ...(settings.recordParameters === undefined ? {} : { recordParameters: recordParametersNormalized(settings.recordParameters) }),
+});
+
+/** `recordParameters` in a fixed order (names sorted), so equal settings are equal JSON. */
+const recordParametersNormalized = ({ clear, hashed }: RecordParameters): RecordParameters => ({
+  ...(clear === undefined ? {} : { clear: [...clear].sort() }),
+  ...(hashed === undefined ? {} : { hashed }),
 });
 
 const fromRow = (value: unknown): SolutionSettings => wireSolutionSettings(value) ?? {};

@@ -15,6 +15,7 @@ import type { PgHistoryStore } from '../history/store';
 import type { HttpPipResolver } from '../pip/resolver';
 import type { ActivePolicySet } from '../policy-set/follower';
 import type { PxpGateway } from '../pxp/gateway';
+import type { DecisionRecordSink } from '../decision-records/buffer';
 
 export interface DeciderOptions {
   defaultDecision: DefaultDecision;
@@ -64,6 +65,11 @@ export class Decider {
   /** The engine's options by where the default comes from (the pdp's, or a solution's allow or inhibit), and explain. */
   private readonly variants: Record<'pdp' | DefaultDecision, { decide: DecideOptions; explain: DecideOptions }>;
   private readonly clock: Clock;
+  /**
+   * Where every answered decision goes as a decision record (decision-records/), after its log line; set by
+   * composePdp once the stream is there, undefined while records are off.
+   */
+  records: DecisionRecordSink | undefined = undefined;
 
   constructor(private readonly deps: DeciderOptions) {
     const variant = (defaultDecision: DefaultDecision, defaultSource: 'pdp' | 'solution') => {

@@ -19,6 +19,8 @@ export interface DecidedEvent {
   answer: AuthorizationDecision;
   /** When it was decided, in ns of process.hrtime (for the decision log's latency). */
   decidedAt: bigint;
+  /** The event decided, for its decision record (decision-records/). */
+  event: EngineEvent;
 }
 
 /**
@@ -42,7 +44,7 @@ export async function decideInOrder(
     const { decisionId, decision, answer, stored: execution } = pending instanceof Promise ? await pending : pending;
     // The executes of every item are stored side by side; the batch is answered once all of them are.
     if (execution !== undefined) stored.push(execution);
-    decided.push({ action, decisionId, decision, answer, decidedAt: process.hrtime.bigint() });
+    decided.push({ action, decisionId, decision, answer, decidedAt: process.hrtime.bigint(), event });
     if (stopAfter?.(answer, decision, action) === true) break;
     if (slices?.due() === true) await slices.next();
   }

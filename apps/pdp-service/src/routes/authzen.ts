@@ -112,7 +112,7 @@ export function createAuthZenHandlers(deps: AuthZenRouteDeps): { evaluation: Bat
           const defaultSource = ownDefault(solution) === undefined ? 'pdp' : 'solution';
           return { ...item, decision: { ...item.decision, allowed: defaultOf(solution) === 'allow', defaultSource } };
         });
-        recordBatch(decisionLog, metrics, answered, { route, requestId, clientId: principal.clientId, revision: active.revision, started });
+        recordBatch(decisionLog, metrics, answered, { route, requestId, clientId: principal.clientId, revision: active.revision, started, records: decider.records });
       } catch (error) {
         const problem = answerFailure(req, res, error, logger, requestId, answeredId);
         if (problem === undefined) return;

@@ -1,4 +1,5 @@
 import type { Logger } from '@custos/service-kit';
+import type { DecisionRecordSink } from '../decision-records/buffer';
 import type { DecidedEvent } from '../decision/in-order';
 import { logDecision } from '../decision/log';
 import type { PdpMetrics } from '../metrics';
@@ -10,6 +11,8 @@ export interface BatchFacts {
   revision: number;
   /** process.hrtime when the request arrived. */
   started: bigint;
+  /** Where the decisions go as decision records (the Decider's); none when records are off. */
+  records: DecisionRecordSink | undefined;
 }
 
 /**
@@ -19,7 +22,7 @@ export interface BatchFacts {
 export function recordBatch(decisionLog: Logger, metrics: PdpMetrics, decided: readonly DecidedEvent[], facts: BatchFacts): void {
   for (const item of decided) {
     metrics.decisions.inc({ outcome: item.decision.allowed ? 'allow' : 'inhibit' });
-    logDecision(decisionLog, {
+    const record = {
       decisionId: item.decisionId,
       requestId: facts.requestId,
       clientId: facts.clientId,
@@ -29,7 +32,9 @@ export function recordBatch(decisionLog: Logger, metrics: PdpMetrics, decided: r
       decision: item.decision,
       latencyUs: Math.round(Number(item.decidedAt - facts.started) / 1e3),
       explain: false,
-    });
+    };
+    logDecision(decisionLog, record);
+    facts.records?.add(record, item.event);
   }
   metrics.batchRequests.inc({ route: facts.route, outcome: 'ok' });
   metrics.batchItems.observe({ route: facts.route }, decided.length);

@@ -220,17 +220,17 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
 
   const decideNow = (call: EventCall, active: ActivePolicySet, event: EngineEvent, action: EventAction): void => {
     const result = runDecision(decider, { active, event, solution: action.solution, explain: call.explain, uuid: call.uuid });
-    if (result instanceof Promise) result.then((done) => step(call, () => afterDecision(call, active, action, done)), (error: unknown) => fail(call, error));
-    else afterDecision(call, active, action, result);
+    if (result instanceof Promise) result.then((done) => step(call, () => afterDecision(call, active, action, done, event)), (error: unknown) => fail(call, error));
+    else afterDecision(call, active, action, result, event);
   };
 
   /** Executes are stored before the answer, so none an answered decision required is lost (docs/api.md). */
-  const afterDecision = (call: EventCall, active: ActivePolicySet, action: EventAction, done: Decided): void => {
-    if (done.stored === undefined) answer(call, active, action, done);
-    else done.stored.then(() => step(call, () => answer(call, active, action, done)), (error: unknown) => fail(call, error));
+  const afterDecision = (call: EventCall, active: ActivePolicySet, action: EventAction, done: Decided, event: EngineEvent): void => {
+    if (done.stored === undefined) answer(call, active, action, done, event);
+    else done.stored.then(() => step(call, () => answer(call, active, action, done, event)), (error: unknown) => fail(call, error));
   };
 
-  const answer = (call: EventCall, active: ActivePolicySet, action: EventAction, done: Decided): void => {
+  const answer = (call: EventCall, active: ActivePolicySet, action: EventAction, done: Decided, event: EngineEvent): void => {
     const { explain, requestId } = call;
     const { decision } = done;
     const text = explain
@@ -240,20 +240,19 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
     release(call);
 
     const seconds = (performance.now() - call.started) / 1e3;
-    answered.add(
-      {
-        decisionId: done.decisionId,
-        requestId,
-        clientId: (call.principal as Principal).clientId,
-        action: action.urn,
-        solution: action.solution,
-        revision: active.revision,
-        decision,
-        latencyUs: Math.round(seconds * 1e6),
-        explain,
-      },
-      seconds,
-    );
+    const record = {
+      decisionId: done.decisionId,
+      requestId,
+      clientId: (call.principal as Principal).clientId,
+      action: action.urn,
+      solution: action.solution,
+      revision: active.revision,
+      decision,
+      latencyUs: Math.round(seconds * 1e6),
+      explain,
+    };
+    answered.add(record, seconds);
+    decider.records?.add(record, event);
   };
 
   /** Runs one step; what it throws is the request's problem answer. */

@@ -80,7 +80,7 @@ export function createEventsHandler(deps: BatchRouteDeps): BatchHandler {
       const decided = await decideInOrder(decider, active, events, { slices });
       const answer: DecisionBatch = { decisions: decided.map((item) => item.answer) };
       writeDecisionAnswer(res, JSON.stringify(answer), active.revision, requestId);
-      recordBatch(decisionLog, metrics, decided, { route: EVENTS_PATH, requestId, clientId: principal.clientId, revision: active.revision, started });
+      recordBatch(decisionLog, metrics, decided, { route: EVENTS_PATH, requestId, clientId: principal.clientId, revision: active.revision, started, records: decider.records });
     } catch (error) {
       const problem = answerFailure(req, res, error, logger, requestId);
       if (problem === undefined) return;

@@ -323,7 +323,7 @@ export class TimerScheduler {
     // The decision pipeline (decision/pipeline.ts) as POST /event runs it: decide, id, executes stored, then the line.
     const pending = runDecision(this.options.decider, { active, event, solution: timer.solution, explain: false, timerId: timer.id });
     const { decisionId, decision, stored } = pending instanceof Promise ? await pending : pending;
-    logDecision(this.decisionLog, {
+    const record = {
       decisionId,
       requestId: decisionId,
       clientId: timer.id,
@@ -333,7 +333,9 @@ export class TimerScheduler {
       decision,
       latencyUs: Math.round(Number(process.hrtime.bigint() - started) / 1e3),
       explain: false,
-    });
+    };
+    logDecision(this.decisionLog, record);
+    this.options.decider.records?.add(record, event);
     await stored;
     return decision;
   }

@@ -104,6 +104,9 @@ function testConfig(options: PdpOptions, database: TestDatabase, prefix: string)
     POLICY_TIMEZONE: options.timeZone ?? 'UTC',
     DEFAULT_DECISION: options.defaultDecision ?? 'allow',
     PDP_AUTHZEN_DEFAULT: options.authzenDefault,
+    // Decision records have tests of their own (the buffer here, the stream in tests/system): every other replica of
+    // these tests would make a stream on the shared NATS, each reserving its size bound.
+    PDP_DECISION_RECORDS: 'off',
     // The stubs listen on loopback (jest.config.js allows it for every pdp of these tests).
     PDP_CALL_ALLOW: process.env.PDP_CALL_ALLOW,
   });

@@ -4,6 +4,7 @@ import { registerAuditCommands } from './audit-commands';
 import { registerComponentCommands } from './component-commands';
 import { processContext, type RemoteContext } from './context';
 import { registerDecisionCommands } from './decision-commands';
+import { registerDecisionRecordCommands } from './decision-records-commands';
 import { registerDocumentCommands } from './document-commands';
 import { registerLoginCommands } from './login-commands';
 import { registerSolutionCommands } from './solution-commands';
@@ -18,6 +19,7 @@ export function registerRemoteCommands(program: Command, context: RemoteContext 
   registerComponentCommands(program, context);
   registerDocumentCommands(program, 'timer', context);
   registerDecisionCommands(program, context);
+  registerDecisionRecordCommands(program, context);
   registerSolutionCommands(program, context);
   registerApplyCommand(program, context);
   registerAuditCommands(program, context);

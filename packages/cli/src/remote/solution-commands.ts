@@ -1,4 +1,4 @@
-import { AUTHZEN_DEFAULTS, DEFAULT_DECISIONS, SOLUTION_PATTERN, type SolutionSettings } from '@custos/contracts';
+import { AUTHZEN_DEFAULTS, DEFAULT_DECISIONS, SOLUTION_PATTERN, type RecordParameters, type SolutionSettings } from '@custos/contracts';
 import type { Command } from 'commander';
 import type { RemoteContext } from './context';
 import { jsonOf } from './http-client';
@@ -13,11 +13,39 @@ const UNSET = 'unset';
 interface SettingsOptions {
   defaultDecision?: string;
   authzenDefault?: string;
+  recordParameters?: string;
+  recordHashed?: boolean;
   json?: boolean;
 }
 
+/** The settings with one value each, set by an option of their own. */
+type ValueSetting = 'defaultDecision' | 'authzenDefault';
+
 /** The pdp setting each solution setting falls back to, for the printout. */
-const FALLBACKS: Record<keyof SolutionSettings, string> = { defaultDecision: 'DEFAULT_DECISION', authzenDefault: 'PDP_AUTHZEN_DEFAULT' };
+const FALLBACKS: Record<ValueSetting, string> = { defaultDecision: 'DEFAULT_DECISION', authzenDefault: 'PDP_AUTHZEN_DEFAULT' };
+
+/**
+ * `--record-parameters a,b` (`*`: every parameter; `none`: none in clear) with `--record-hashed`: which parameters
+ * decision records carry; `unset` removes the setting (records carry none). Undefined: keep it.
+ */
+function recordParametersOf(options: SettingsOptions): RecordParameters | typeof UNSET | undefined {
+  const text = options.recordParameters;
+  if (text === undefined) {
+    if (options.recordHashed === true) throw new UsageFailure('--record-hashed goes with --record-parameters');
+    return undefined;
+  }
+  if (text === UNSET) return UNSET;
+  const clear = text === 'none' ? [] : text.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return { clear, ...(options.recordHashed === true ? { hashed: true } : {}) };
+}
+
+const recordParametersLine = (settings: SolutionSettings): string => {
+  const value = settings.recordParameters;
+  // Not set: said by nothing, so the printout of solutions without it stays as it was.
+  if (value === undefined) return '';
+  const clear = value.clear === undefined || value.clear.length === 0 ? 'none' : value.clear.join(',');
+  return `recordParameters: in clear ${clear}${value.hashed === true ? ', the others hashed' : ''}\n`;
+};
 
 function chosen(option: string, value: string | undefined, allowed: readonly string[]): string | undefined {
   if (value === undefined) return undefined;
@@ -26,7 +54,7 @@ function chosen(option: string, value: string | undefined, allowed: readonly str
 }
 
 /** The options checked: each setting's new value, `unset`, or undefined to keep it. */
-function wantedOf(options: SettingsOptions): Array<[keyof SolutionSettings, string | undefined]> {
+function wantedOf(options: SettingsOptions): Array<[ValueSetting, string | undefined]> {
   return [
     ['defaultDecision', chosen('--default-decision', options.defaultDecision, DEFAULT_DECISIONS)],
     ['authzenDefault', chosen('--authzen-default', options.authzenDefault, AUTHZEN_DEFAULTS)],
@@ -34,19 +62,24 @@ function wantedOf(options: SettingsOptions): Array<[keyof SolutionSettings, stri
 }
 
 /** `current` with the options applied: a value sets, `unset` removes, an option not given keeps. */
-function changed(current: SolutionSettings, wanted: ReadonlyArray<[keyof SolutionSettings, string | undefined]>): SolutionSettings {
-  const next: Record<string, string> = { ...current };
+function changed(
+  current: SolutionSettings,
+  wanted: ReadonlyArray<[ValueSetting, string | undefined]>,
+  recordParameters: RecordParameters | typeof UNSET | undefined,
+): SolutionSettings {
+  const next: Record<string, unknown> = { ...current };
   for (const [key, value] of wanted) {
     if (value === UNSET) delete next[key];
     else if (value !== undefined) next[key] = value;
   }
+  if (recordParameters === UNSET) delete next.recordParameters;
+  else if (recordParameters !== undefined) next.recordParameters = recordParameters;
   return next as SolutionSettings;
 }
 
 const settingsLines = (settings: SolutionSettings): string =>
-  (Object.keys(FALLBACKS) as Array<keyof SolutionSettings>)
-    .map((key) => `${key}: ${settings[key] ?? `not set (the pdp's ${FALLBACKS[key]})`}\n`)
-    .join('');
+  (Object.keys(FALLBACKS) as ValueSetting[]).map((key) => `${key}: ${settings[key] ?? `not set (the pdp's ${FALLBACKS[key]})`}\n`).join('') +
+  recordParametersLine(settings);
 
 const settingsOf = (answer: unknown): SolutionSettings =>
   typeof answer === 'object' && answer !== null && 'settings' in answer ? ((answer as { settings: SolutionSettings }).settings ?? {}) : {};
@@ -63,19 +96,22 @@ export function registerSolutionCommands(program: Command, context: RemoteContex
     .argument('<solution>', 'the solution, e.g. acme')
     .option('--default-decision <value>', "allow, inhibit, or unset (the pdp's DEFAULT_DECISION): when no mechanism decides")
     .option('--authzen-default <value>', "deny, allow, or unset (the pdp's PDP_AUTHZEN_DEFAULT): AuthZEN's answer for an action no mechanism reacts to")
+    .option('--record-parameters <names>', 'parameters decision records carry in clear: a,b (* every one, none none), or unset')
+    .option('--record-hashed', 'with --record-parameters: record the other parameters as keyed hashes')
     .option('--json', "print pap's answer as JSON")
     .action((solution: string, options: SettingsOptions) =>
       runAction(context, async () => {
         if (!new RegExp(`^${SOLUTION_PATTERN}$`).test(solution)) throw new UsageFailure(`\`${solution}\` is not a solution name`);
         const wanted = wantedOf(options);
+        const recordParameters = recordParametersOf(options);
         const path = `/ws/solutions/${solution}/settings`;
         const api = await sessionApi(context);
         const current = await api.papJson('GET', path);
-        if (wanted.every(([, value]) => value === undefined)) {
+        if (wanted.every(([, value]) => value === undefined) && recordParameters === undefined) {
           context.out(options.json === true ? `${JSON.stringify(current, null, 2)}\n` : `solution ${solution}\n${settingsLines(settingsOf(current))}`);
           return REMOTE_EXIT.ok;
         }
-        const next = changed(settingsOf(current), wanted);
+        const next = changed(settingsOf(current), wanted, recordParameters);
         const answer = await api.pap('PUT', path, { body: JSON.stringify(next), contentType: 'application/json' });
         const body = (jsonOf(answer) ?? {}) as { changed?: boolean; settings?: SolutionSettings };
         if (options.json === true) {

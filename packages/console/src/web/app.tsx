@@ -3,6 +3,7 @@ import { ConsoleApi } from './logic/api';
 import { AuditPage } from './pages/audit';
 import { remainingMs, type Session } from './logic/session';
 import { ComponentsPage } from './pages/components';
+import { DecisionsPage } from './pages/decisions';
 import { DocumentsPage } from './pages/documents';
 import { PlaygroundPage } from './pages/playground';
 import { ReplicasPage } from './pages/replicas';
@@ -16,6 +17,7 @@ const PAGES: ReadonlyArray<{ page: string; title: string }> = [
   { page: 'timers', title: 'Timers' },
   { page: 'components', title: 'Components' },
   { page: 'playground', title: 'Playground' },
+  { page: 'decisions', title: 'Decisions' },
   { page: 'replicas', title: 'Replicas' },
   { page: 'solutions', title: 'Solutions' },
   { page: 'audit', title: 'Audit' },
@@ -104,6 +106,8 @@ function Page({ route, ctx }: { route: { page: string; rest: string }; ctx: Cons
       return <ComponentsPage ctx={ctx} />;
     case 'playground':
       return <PlaygroundPage ctx={ctx} />;
+    case 'decisions':
+      return <DecisionsPage ctx={ctx} openId={route.rest} />;
     case 'replicas':
       return <ReplicasPage ctx={ctx} />;
     case 'solutions':

@@ -4,6 +4,8 @@ import {
   parseWarnings,
   type AuthorizationDecision,
   type Component,
+  type DecisionRecordsAnswer,
+  type DecisionRecordWire,
   type DocumentCheck,
   type DocumentRestoreAnswer,
   type DocumentVersions,
@@ -222,6 +224,15 @@ export class ConsoleApi {
 
   async replicas(): Promise<ReplicasAnswer> {
     return (await this.call('GET', '/ws/replicas')).body as ReplicasAnswer;
+  }
+
+  /** Decision records, `query` being `GET /ws/decisions`'s (logic/decisions.ts makes it). */
+  async decisions(query: string): Promise<DecisionRecordsAnswer> {
+    return (await this.call('GET', `/ws/decisions?${query}`)).body as DecisionRecordsAnswer;
+  }
+
+  async decision(decisionId: string): Promise<DecisionRecordWire> {
+    return (await this.call('GET', `/ws/decisions/${encodeURIComponent(decisionId)}`)).body as DecisionRecordWire;
   }
 }
 
