@@ -1,6 +1,5 @@
 import type { Response } from 'express';
 import {
-  ERROR_CODES,
   HEADERS,
   MAX_SOLUTION_NAME,
   SCOPES,
@@ -12,7 +11,7 @@ import {
   type SolutionSettingsAnswer,
   type SolutionSettingsChangeAnswer,
 } from '@custos/contracts';
-import { foreignSolution, jsonResponse, principalOf, problems, type ParamSpec } from '@custos/service-kit';
+import { foreignSolution, jsonResponse, principalOf, type ParamSpec } from '@custos/service-kit';
 import { readSettings, writeSettings } from '../store/settings';
 import { invalidIdProblem, papRoute } from './context';
 import { common, problem, REVISION_HEADER } from './responses';
