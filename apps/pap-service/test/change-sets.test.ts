@@ -124,7 +124,9 @@ test('every item needs a solution the token covers, and the body is bounded', as
   expect(tooMany.body.code).toBe('invalid_request');
   const unknownOp = await changes({ changes: [{ op: 'publish', kind: 'policy', id: A }] });
   expect(unknownOp.status).toBe(400);
-  expect(unknownOp.body.errors[0].path).toMatch(/changes.*0/);
+  expect(unknownOp.body.errors).toEqual([{ path: 'changes[0].op', message: 'must be one of `add`, `replace`, `deploy`, `revoke`, `remove`' }]);
+  const unknownKind = await changes({ changes: [{ op: 'deploy', kind: 'component', id: A }] });
+  expect(unknownKind.body.errors).toEqual([{ path: 'changes[0].kind', message: 'must be one of `policy`, `timer`' }]);
   expect((await changes({ changes: [] })).status).toBe(400);
   const shapeOnly = await changes({ changes: [{ op: 'deploy', kind: 'timer' }, { op: 'add', kind: 'policy' }, { op: 'revoke', kind: 'policy', id: A, xml: '<policy/>' }] });
   expect(shapeOnly.status).toBe(400);

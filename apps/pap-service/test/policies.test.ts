@@ -309,6 +309,14 @@ describe('deploy, status, revoke, remove', () => {
     }
     expect((await del('/ws/policy/urn:policy:acme')).body.code).toBe('invalid_id');
   });
+
+  test('an id over 512 characters is refused for its length, not its form', async () => {
+    const id = `urn:policy:acme:${'x'.repeat(500)}`;
+    const res = await get(`/ws/policy/${id}`);
+    expect(res.status).toBe(400);
+    expect(res.body.code).toBe('invalid_id');
+    expect(res.body.detail).toBe(`the policy id in the URL is ${id.length} characters long; it may have at most 512`);
+  });
 });
 
 describe('lists', () => {

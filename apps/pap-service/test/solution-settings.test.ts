@@ -67,7 +67,9 @@ test('an unknown setting or value is a 400 with its path, and changes nothing', 
   expect(badValue.status).toBe(400);
   expect(badValue.headers['content-type']).toMatch(/^application\/problem\+json/);
   expect(badValue.body.code).toBe('invalid_request');
-  expect(badValue.body.errors.map((e: { path: string }) => e.path)).toContain('defaultDecision');
+  expect(badValue.body.errors).toEqual([{ path: 'defaultDecision', message: 'must be one of `allow`, `inhibit`' }]);
+  const badAuthzen = await write({ authzenDefault: 'inhibit' });
+  expect(badAuthzen.body.errors).toEqual([{ path: 'authzenDefault', message: 'must be one of `deny`, `allow`' }]);
 
   const unknown = await write({ defaultDecision: 'allow', mood: 'sunny' });
   expect(unknown.status).toBe(400);
@@ -85,6 +87,15 @@ test('a path that names no solution is a 400 `invalid_id`', async () => {
   const answer = await read('Not A Solution', h.bearer({ solutions: ['*'] }));
   expect(answer.status).toBe(400);
   expect(answer.body.code).toBe('invalid_id');
+  expect(answer.body.detail).toContain('expected lower-case letters, digits');
+});
+
+test('a solution name over 128 characters is refused for its length, not its characters', async () => {
+  const answer = await read('a'.repeat(129), h.bearer({ solutions: ['*'] }));
+  expect(answer.status).toBe(400);
+  expect(answer.body.code).toBe('invalid_id');
+  expect(answer.body.detail).toBe('the solution name in the URL is 129 characters long; it may have at most 128');
+  expect((await read('a'.repeat(128), h.bearer({ solutions: ['*'] }))).status).toBe(200);
 });
 
 test('a solution the token does not cover is a 403 for reading and for writing, and nothing changes', async () => {

@@ -1,5 +1,5 @@
 import { ConsoleApi, type Fetch } from '../src/web/logic/api';
-import { authorOf, initialPair, pairCaption, restoreOutcome } from '../src/web/logic/versions';
+import { authorOf, DIFF_LEGEND, initialPair, pairCaption, REVIEW_CAPTION, restoreOutcome } from '../src/web/logic/versions';
 
 const version = (number: number, current = false) => ({ number, current });
 
@@ -27,6 +27,14 @@ test('pairCaption tells the direction of the diff', () => {
   expect(pairCaption(1, 3)).toMatch(/^From version 1 to version 3 \(what changed\)/);
   expect(pairCaption(3, 1)).toContain('would change back');
   expect(pairCaption(2, 2)).toContain('nothing differs');
+});
+
+test('the review dialog and the History tab describe the diff marks the same way, as the view draws them', () => {
+  // The diff view draws a coloured bar in its gutter; it strikes nothing through.
+  expect(DIFF_LEGEND).toMatch(/red bar/);
+  expect(REVIEW_CAPTION).not.toMatch(/struck/);
+  expect(REVIEW_CAPTION).toContain(DIFF_LEGEND);
+  expect(pairCaption(1, 3)).toContain(DIFF_LEGEND);
 });
 
 describe('restoreOutcome', () => {

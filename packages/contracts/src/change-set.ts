@@ -1,4 +1,5 @@
 import { Type, type Static } from '@sinclair/typebox';
+import { oneOfValues } from './schema-kit';
 
 /** A change set (pap `POST /ws/changes`, and `custos apply`): several changes of policies and timers as one revision. */
 
@@ -11,8 +12,8 @@ export type ChangeOp = (typeof CHANGE_OPS)[number];
 
 export const changeSetItemSchema = Type.Object(
   {
-    op: Type.Union(CHANGE_OPS.map((op) => Type.Literal(op))),
-    kind: Type.Union([Type.Literal('policy'), Type.Literal('timer')]),
+    op: oneOfValues(CHANGE_OPS),
+    kind: oneOfValues(['policy', 'timer']),
     id: Type.Optional(Type.String({ minLength: 1, maxLength: 512, description: 'the document URN: required by deploy, revoke and remove; with add and replace it must be the id in `xml`' })),
     xml: Type.Optional(Type.String({ minLength: 1, description: 'the document: required by add and replace, refused with the others' })),
   },

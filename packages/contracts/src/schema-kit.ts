@@ -4,7 +4,8 @@ import { Type, type Static, type TSchema, type TUnsafe } from '@sinclair/typebox
  * Small schema builders the wire schemas share. `oneOfValues` writes `enum` rather than TypeBox's union of
  * literals, so a wrong value gets one error naming every allowed value (api.md §5) instead of one per branch.
  */
-export const oneOfValues = <const T extends string>(values: readonly T[]): TUnsafe<T> => Type.Unsafe<T>({ enum: [...values] });
+export const oneOfValues = <const T extends string>(values: readonly T[], options: { description?: string } = {}): TUnsafe<T> =>
+  Type.Unsafe<T>({ enum: [...values], ...options });
 
 /** A string the wire promises to be one of `values` (`type` and `enum`), typed as a plain string for its readers. */
 export const stringOf = (values: readonly string[], options: { description?: string } = {}): TUnsafe<string> =>

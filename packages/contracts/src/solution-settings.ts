@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { AUTHZEN_DEFAULTS } from './authzen';
 import { recordParametersSchema, wireRecordParameters } from './decision-records';
+import { oneOfValues } from './schema-kit';
 import { SnapshotError } from './snapshot-error';
 import { SOLUTION_PATTERN } from './urns';
 import { isRecord } from './wire';
@@ -17,16 +18,14 @@ export type SolutionDefaultDecision = (typeof DEFAULT_DECISIONS)[number];
 export const solutionSettingsSchema = Type.Object(
   {
     defaultDecision: Type.Optional(
-      Type.Union(
-        DEFAULT_DECISIONS.map((value) => Type.Literal(value)),
-        { description: 'the decision when no mechanism of the solution decides (`POST /event`, `/events`, timers); absent: the pdp\'s `DEFAULT_DECISION`' },
-      ),
+      oneOfValues(DEFAULT_DECISIONS, {
+        description: 'the decision when no mechanism of the solution decides (`POST /event`, `/events`, timers); absent: the pdp\'s `DEFAULT_DECISION`',
+      }),
     ),
     authzenDefault: Type.Optional(
-      Type.Union(
-        AUTHZEN_DEFAULTS.map((value) => Type.Literal(value)),
-        { description: 'the AuthZEN answer for an action no deployed mechanism of the solution reacts to; absent: the pdp\'s `PDP_AUTHZEN_DEFAULT`' },
-      ),
+      oneOfValues(AUTHZEN_DEFAULTS, {
+        description: 'the AuthZEN answer for an action no deployed mechanism of the solution reacts to; absent: the pdp\'s `PDP_AUTHZEN_DEFAULT`',
+      }),
     ),
     recordParameters: Type.Optional(recordParametersSchema),
   },
@@ -81,8 +80,11 @@ export function readSnapshotSettings(value: unknown): SolutionSettingsEntry[] {
   });
 }
 
+/** The longest solution name pap's settings path takes. */
+export const MAX_SOLUTION_NAME = 128;
+
 /** A solution name as pap's settings path takes it (the solution part of every URN, lower case). */
-export const solutionNameSchema = Type.String({ pattern: `^${SOLUTION_PATTERN}$`, maxLength: 128, examples: ['acme'] });
+export const solutionNameSchema = Type.String({ pattern: `^${SOLUTION_PATTERN}$`, maxLength: MAX_SOLUTION_NAME, examples: ['acme'] });
 
 /** `GET /ws/solutions/{solution}/settings`: the solution's settings at `revision` (what `Policy-Revision` says too). */
 export const solutionSettingsAnswerSchema = Type.Object({

@@ -16,6 +16,7 @@ import {
   CustosError,
   DecisionDeniedError,
   DecisionTimeoutError,
+  TooManyRequestsError,
   TransportError,
   UnexpectedStatusError,
   type ProblemBody,
@@ -24,7 +25,7 @@ import { isJsonObject, jsonCopy } from './json-value';
 import { custosMiddleware, type MiddlewareOptions } from './middleware';
 import { resolveOptions, type CustosClientOptions, type ResolvedOptions } from './options';
 import { NO_REDIRECTS, refuseRedirect } from './redirects';
-import { backoffMs, requestNeverSent } from './retry';
+import { admissionPauseMs, backoffMs, requestNeverSent, retryAfterMs } from './retry';
 import { issueToken } from './token-endpoint';
 import { TokenSource } from './token-source';
 
@@ -230,12 +231,14 @@ export class CustosClient {
   /**
    * One decision request, repeated only where that cannot record the event twice: after a 401 (the pdp checks
    * the token before it reads the event) once, with a fresh token; when the connection was never made; and
-   * after a 503 the pdp sends before deciding. A request that may have reached the pdp's decision is never
+   * after a 503 the pdp sends before deciding; after a 429 (admission, before the body is read) once, when its
+   * `Retry-After` ends within the deadline, else a TooManyRequestsError at once. A request that may have reached the pdp's decision is never
    * repeated: the pdp may have recorded it in the event history, where a copy would count twice.
    */
   private async ask<T>(url: string, body: string, minRevision: number | undefined, deadline: Deadline, failures: unknown[], read: AnswerReader<T>): Promise<T> {
     const { retry } = this.options;
     let tokenRenewed = false;
+    let admissionRetried = false;
     let attempt = 1;
     for (;;) {
       const token = await deadline.race(this.tokens.get());
@@ -268,6 +271,17 @@ export class CustosClient {
         // Not one of the transport retries: the same attempt again, with a new token.
         tokenRenewed = true;
         this.tokens.invalidate(token);
+        continue;
+      }
+      if (response.status === 429) {
+        const refused = new TooManyRequestsError(url, retryAfterMs(response.headers.get('retry-after')), problem, { cause: statusCause(429, problem, text) });
+        const delayMs = admissionRetried ? undefined : admissionPauseMs(retry, attempt, refused.retryAfterMs, deadline.remainingMs);
+        if (delayMs === undefined) throw refused;
+        admissionRetried = true;
+        failures.push(refused);
+        this.options.onRetry({ operation: 'decision', attempt, delayMs, error: refused });
+        await deadline.sleep(delayMs);
+        attempt += 1;
         continue;
       }
       const failure = new UnexpectedStatusError(url, response.status, problem, { cause: statusCause(response.status, problem, text) });

@@ -8,7 +8,10 @@ export class Deadline {
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
 
+  private readonly endsAt: number;
+
   constructor(readonly timeoutMs: number) {
+    this.endsAt = performance.now() + timeoutMs;
     this.reason = new Error(`deadline of ${timeoutMs} ms passed`);
     this.reason.name = 'TimeoutError';
     this.timer = setTimeout(() => this.controller.abort(this.reason), timeoutMs);
@@ -16,6 +19,11 @@ export class Deadline {
 
   get signal(): AbortSignal {
     return this.controller.signal;
+  }
+
+  /** Milliseconds left, 0 once passed. */
+  get remainingMs(): number {
+    return Math.max(0, this.endsAt - performance.now());
   }
 
   get expired(): boolean {

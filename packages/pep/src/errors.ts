@@ -71,6 +71,29 @@ export class UnexpectedStatusError extends CustosError {
 }
 
 /**
+ * The pdp refused the request at admission (429 `too_many_requests`: the token's solution has too many requests in
+ * flight, or is past its rate) and the call could not wait out `Retry-After` within its deadline, or was refused
+ * again after waiting once. Nothing was decided or recorded. `retryAfterMs` is when the pdp said to try again
+ * (undefined when it said nothing readable).
+ */
+export class TooManyRequestsError extends CustosError {
+  readonly status = 429;
+
+  constructor(
+    readonly url: string,
+    readonly retryAfterMs: number | undefined,
+    readonly problem: ProblemBody | undefined,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'too_many_requests',
+      `\`${url}\` refused the request for now (429${problem?.detail ? `: ${problem.detail}` : ''})${retryAfterMs === undefined ? '' : `; retry after ${retryAfterMs} ms`}`,
+      options,
+    );
+  }
+}
+
+/**
  * The token endpoint or the pdp answered with a redirect. The SDK follows none: the token request carries the
  * client secret and a decision request the token, and a redirect would hand them to wherever it points. Fix
  * `authUrl`/`pdpUrl` to the final address instead; never retried.

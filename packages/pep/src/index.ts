@@ -10,6 +10,7 @@ export {
   TransportError,
   AuthenticationError,
   UnexpectedStatusError,
+  TooManyRequestsError,
   MalformedDecisionError,
   UnsupportedModifierError,
   JsonPathError,

@@ -29,6 +29,29 @@ export function backoffMs(retry: ResolvedRetry, attempt: number, retryAfter?: st
   return Math.round(exponential * (0.8 + Math.random() * 0.4));
 }
 
+/**
+ * A `Retry-After` in milliseconds from `now`: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when
+ * absent or unreadable. A date in the past is 0.
+ */
+export function retryAfterMs(header: string | null | undefined, now = Date.now()): number | undefined {
+  const text = header?.trim();
+  if (!text) return undefined;
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+}
+
+/**
+ * The pause before repeating a request the pdp refused at admission (429), or undefined when it is not to be
+ * repeated: the pause the pdp asked for in full (a shorter one would only be refused again, so `maxDelayMs` does
+ * not cap it; without a `Retry-After`, the usual backoff), and only when it ends before the call's deadline.
+ */
+export function admissionPauseMs(retry: ResolvedRetry, attempt: number, retryAfter: number | undefined, remainingMs: number): number | undefined {
+  if (attempt >= retry.attempts) return undefined;
+  const delayMs = retryAfter ?? backoffMs(retry, attempt);
+  return delayMs < remainingMs ? delayMs : undefined;
+}
+
 /** Error codes of failures that happen before a connection exists: the request cannot have been sent. */
 const NOT_SENT = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT']);
 

@@ -8,6 +8,7 @@ import {
   JsonPathError,
   MalformedDecisionError,
   ModifierError,
+  TooManyRequestsError,
   TransportError,
   UnexpectedStatusError,
   UnsupportedModifierError,
@@ -292,6 +293,59 @@ describe('retrying only what is safe', () => {
     const error = await failureOf(client().decide(employee()));
     expect(error).toMatchObject({ status: 503 });
     expect(pdp.seen).toHaveLength(3);
+  });
+});
+
+describe('a 429 from the admission of the pdp', () => {
+  const tooMany = (retryAfter: string | undefined) => (res: Parameters<Handler>[1]) =>
+    json(res, 429, { code: 'too_many_requests', detail: 'solution `acme` is past its rate' }, retryAfter === undefined ? {} : { 'Retry-After': retryAfter });
+
+  it('is retried once after Retry-After when that fits the deadline, and the second answer counts', async () => {
+    let calls = 0;
+    pdp.handle((_, res) => {
+      calls += 1;
+      if (calls === 1) tooMany('0')(res);
+      else json(res, 200, decision(), { 'Policy-Revision': '4' });
+    });
+    await expect(client().decide(employee())).resolves.toMatchObject({ policyRevision: 4 });
+    expect(pdp.seen).toHaveLength(2);
+    expect(retries).toEqual([expect.objectContaining({ operation: 'decision', attempt: 1, delayMs: 0, error: expect.any(TooManyRequestsError) })]);
+  });
+
+  it('is retried only once: a second 429 rejects with TooManyRequestsError, even with attempts left', async () => {
+    pdp.handle((_, res) => tooMany('0')(res));
+    const error = await failureOf(client({ retry: { attempts: 5, baseDelayMs: 1 } }).decide(employee()));
+    expect(error).toBeInstanceOf(TooManyRequestsError);
+    expect(error).toMatchObject({ code: 'too_many_requests', status: 429, retryAfterMs: 0, problem: { code: 'too_many_requests' } });
+    expect(pdp.seen).toHaveLength(2);
+  });
+
+  it('rejects at once, without waiting into a timeout, when Retry-After ends after the deadline', async () => {
+    pdp.handle((_, res) => tooMany('30')(res));
+    const error = await failureOf(client({ timeoutMs: 5_000 }).decide(employee()));
+    // A wait for the 30 s would have ended in a DecisionTimeoutError instead.
+    expect(error).toBeInstanceOf(TooManyRequestsError);
+    expect(error).toMatchObject({ retryAfterMs: 30_000, url: `${pdp.url}/event` });
+    expect(error.message).toContain('retry after 30000 ms');
+    expect(pdp.seen).toHaveLength(1);
+    expect(retries).toHaveLength(0);
+  });
+
+  it('is not retried with `attempts: 1`, and reads an HTTP-date Retry-After', async () => {
+    const inOneMinute = new Date(Date.now() + 60_000).toUTCString();
+    pdp.handle((_, res) => tooMany(inOneMinute)(res));
+    const error = await failureOf(client({ retry: { attempts: 1 } }).decide(employee()));
+    expect(error).toBeInstanceOf(TooManyRequestsError);
+    const { retryAfterMs } = error as TooManyRequestsError;
+    // toUTCString drops the milliseconds: between 59 and 60 s.
+    expect(retryAfterMs).toBeGreaterThan(58_000);
+    expect(retryAfterMs).toBeLessThanOrEqual(60_000);
+    expect(pdp.seen).toHaveLength(1);
+  });
+
+  it('fails closed with `failClosed: false` too: the pdp answered, it was not unreachable', async () => {
+    pdp.handle((_, res) => tooMany('30')(res));
+    await expect(client({ failClosed: false }).enforce(employee())).rejects.toBeInstanceOf(TooManyRequestsError);
   });
 });
 

@@ -49,18 +49,18 @@ async function decide(pdpUrl: string, firstName: string, revision: number): Prom
   return { status: response.status, allowed: body.eventAllowed, revision: response.headers.get('Policy-Revision') };
 }
 
-/** Replaces the open policy's text through the editor and its review dialog. */
-async function replaceThroughEditor(xml: string): Promise<void> {
-  await page.goto(`${stack.pap.url}/console#/policies/${encodeURIComponent(POLICY_ID)}`);
-  await page.getByRole('heading', { name: POLICY_ID }).waitFor();
-  await page.getByText('pap accepts this policy.').waitFor();
+/** Replaces a stored document's text through its editor and the review dialog. */
+async function replaceThroughEditor(xml: string, kind: 'policy' | 'timer' = 'policy', id = POLICY_ID): Promise<void> {
+  await page.goto(`${stack.pap.url}/console#/${kind === 'policy' ? 'policies' : 'timers'}/${encodeURIComponent(id)}`);
+  await page.getByRole('heading', { name: id }).waitFor();
+  await page.getByText(`pap accepts this ${kind}.`).waitFor();
   await page.locator('#panel-text .cm-content').click();
   await page.keyboard.press('Control+A');
   await page.keyboard.insertText(xml);
-  await page.getByText('pap accepts this policy.').waitFor();
+  await page.getByText(`pap accepts this ${kind}.`).waitFor();
   await page.getByRole('button', { name: 'Review changes…' }).click();
   await page.getByRole('dialog').getByRole('button', { name: 'Replace' }).click();
-  await page.getByText(`Replaced ${POLICY_ID}`).waitFor();
+  await page.getByText(`Replaced ${id}`).waitFor();
 }
 
 describe('the History tab of a policy', () => {
@@ -164,6 +164,52 @@ describe('the History tab of a policy', () => {
     expect((await compare.locator('.cm-deletedChunk').allInnerTexts()).join('\n')).toMatch(/value="Eve"[\s\S]*Eve is never shown/);
     await browser.screenshot('24-05-history-after-restore');
   }, 60_000);
+
+});
+
+/** The same tab on a timer: two edits of its schedule, three versions, and version 1 restored (not deployed). */
+describe('the History tab of a timer', () => {
+  const TIMER_ID = 'urn:timer:acme:versions';
+  const timer = (cron: string) =>
+    `<timer xmlns="http://www.mydata-control.de/4.0/mydataLanguageTimer" id="${TIMER_ID}" cron="${cron}"><event action="urn:action:acme:report"/></timer>`;
+  const T1 = timer('0 0 6 * * ?');
+
+  test('edits a timer twice, lists three versions, and restores version 1 as version 4', async () => {
+    const added = await fetch(`${stack.pap.url}/ws/timer`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/xml' }, body: T1 });
+    expect(added.status).toBe(201);
+    await replaceThroughEditor(timer('0 0 7 * * ?'), 'timer', TIMER_ID);
+    await replaceThroughEditor(timer('0 30 7 * * ?'), 'timer', TIMER_ID);
+
+    // A replace returns to the list; open the timer again.
+    await page.getByRole('link', { name: TIMER_ID }).click();
+    await page.getByRole('heading', { name: TIMER_ID }).waitFor();
+    await page.getByRole('tab', { name: 'History' }).click();
+    await page.locator('tbody tr').nth(2).waitFor();
+    const numbers = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr.querySelector('td') as HTMLElement | null)?.innerText.trim()));
+    expect(numbers).toEqual(['3', '2', '1']);
+    const compare = page.getByRole('region', { name: 'Compare two versions' });
+    await compare.getByText('From version 2 to version 3').waitFor();
+    expect(await compare.locator('.cm-deletedChunk').innerText()).toContain('0 0 7 * * ?');
+    expect((await compare.locator('.cm-changedLine').allInnerTexts()).join('\n')).toContain('0 30 7 * * ?');
+
+    await page.getByRole('button', { name: 'Restore version 1' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Restore version 1?' });
+    await dialog.getByText('Its text becomes version 4').waitFor();
+    // Undeployed, left undeployed: the box stays unticked.
+    expect(await dialog.getByLabel('Deploy it too (one revision with the restore)').isChecked()).toBe(false);
+    await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
+    await page.getByTestId('restored').getByText(`Restored version 1 of ${TIMER_ID} as version 4; it is not deployed`).waitFor();
+    expect((await editorText(page)).trimEnd()).toBe(T1);
+
+    // pap holds version 1's text as the current one, and the history has four versions.
+    const stored = await fetch(`${stack.pap.url}/ws/timer/${TIMER_ID}`, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/xml' } });
+    expect(await stored.text()).toBe(T1);
+    const listed = (await (await fetch(`${stack.pap.url}/ws/timer/${TIMER_ID}/versions`, { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+      versions: Array<{ number: number; current: boolean }>;
+    };
+    expect(listed.versions.map((v) => [v.number, v.current])).toEqual([[1, false], [2, false], [3, false], [4, true]]);
+    await browser.screenshot('24-06-timer-restored');
+  }, 90_000);
 
   test('no page logged an error', () => {
     expect(browser.problems).toEqual([]);

@@ -56,4 +56,14 @@ describe("a solution's default decisions across replicas", () => {
       expect((await evaluate(pdp, 'acme', revision)).body).toEqual({ decision: false });
     }
   }, 60_000);
+
+  it('refuses a wrong value by naming the allowed ones, and an over-long solution name for its length', async () => {
+    const wrong = await put('acme', { defaultDecision: 'deny' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(wrong.body.errors).toEqual([{ path: 'defaultDecision', message: 'must be one of `allow`, `inhibit`' }]);
+    const long = await put('a'.repeat(129), { defaultDecision: 'allow' });
+    expect(long.status).toBe(400);
+    expect(long.body).toMatchObject({ code: 'invalid_id', detail: 'the solution name in the URL is 129 characters long; it may have at most 128' });
+  }, 60_000);
 });

@@ -45,6 +45,17 @@ export const papRoute = routesFor<RouteContext>();
 const MAX_ID_LENGTH = 512;
 
 /**
+ * The 400 `invalid_id` for a path segment that is not a `what`: its length when that is what is wrong (the pattern
+ * error alone would blame the characters of a name that is merely too long), else the form expected.
+ */
+export function invalidIdProblem(text: string, what: string, maxLength: number, expected: string) {
+  if (text.length > maxLength) {
+    return problems.badRequest(ERROR_CODES.invalidId, `the ${what} in the URL is ${text.length} characters long; it may have at most ${maxLength}`);
+  }
+  return problems.badRequest(ERROR_CODES.invalidId, `\`${text}\` is not a ${what}; expected ${expected}`);
+}
+
+/**
  * A URN path parameter: 400 `invalid_id` when it is not of the form `expected`, 403 for a solution the token does
  * not cover (whether or not the resource exists). The handler gets the id and its parts.
  */
@@ -59,8 +70,7 @@ function urnParam<P extends { solution: string }>(
   return {
     schema: Type.String({ pattern, maxLength: MAX_ID_LENGTH }),
     description: `the whole ${what} URN, e.g. \`${example}\``,
-    invalid: (id: string) =>
-      problems.badRequest(ERROR_CODES.invalidId, `\`${id.slice(0, MAX_ID_LENGTH)}\` is not a ${what} id; expected \`${expected}\``),
+    invalid: (id: string) => invalidIdProblem(id, `${what} id`, MAX_ID_LENGTH, `\`${expected}\``),
     parse: (id: string, res: Response): { id: string; parsed: P } => {
       const parsed = parse(id);
       // The schema's pattern is the parser's, so this holds for every id that reaches here.

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import {
-  ERROR_CODES,
   HEADERS,
+  MAX_SOLUTION_NAME,
   SCOPES,
   solutionNameSchema,
   solutionSettingsAnswerSchema,
@@ -11,10 +11,10 @@ import {
   type SolutionSettingsAnswer,
   type SolutionSettingsChangeAnswer,
 } from '@custos/contracts';
-import { foreignSolution, jsonResponse, principalOf, problems, type ParamSpec } from '@custos/service-kit';
+import { foreignSolution, jsonResponse, principalOf, type ParamSpec } from '@custos/service-kit';
 import { readSettings, writeSettings } from '../store/settings';
 import { audited } from './audited';
-import { papRoute } from './context';
+import { invalidIdProblem, papRoute } from './context';
 import { common, problem, REVISION_HEADER } from './responses';
 
 /** Settings are a few short fields; anything larger is not a settings object. */
@@ -26,7 +26,7 @@ const solutionParam = (scope: string) =>
     schema: solutionNameSchema,
     description: 'the solution, e.g. `acme`',
     invalid: (text: string) =>
-      problems.badRequest(ERROR_CODES.invalidId, `\`${text.slice(0, 128)}\` is not a solution name; expected lower-case letters, digits, \`.\`, \`_\` and \`-\``),
+      invalidIdProblem(text, 'solution name', MAX_SOLUTION_NAME, 'lower-case letters, digits, `.`, `_` and `-`'),
     parse: (text: string, res: Response): string => {
       if (!principalOf(res).mayAccess(text)) throw foreignSolution(scope);
       return text;

@@ -14,11 +14,17 @@ export function initialPair(versions: readonly Pick<DocumentVersion, 'number' | 
   return { from: before?.number ?? to.number, to: to.number };
 }
 
+/** How the diff view marks lines (a coloured bar in its gutter; nothing is struck through), said once for every caption. */
+export const DIFF_LEGEND = 'removed lines have a red bar, added lines a green one';
+
+/** The caption over the diff a "Review changes" dialog shows before a replace. */
+export const REVIEW_CAPTION = `Changes from the stored text: ${DIFF_LEGEND}.`;
+
 /** What the diff between two chosen versions shows, in words. */
 export function pairCaption(from: number, to: number): string {
   if (from === to) return `Version ${from} compared with itself: nothing differs.`;
   const direction = from < to ? 'what changed' : 'what a restore of the older one would change back';
-  return `From version ${from} to version ${to} (${direction}): removed lines have a red bar, added lines a green one.`;
+  return `From version ${from} to version ${to} (${direction}): ${DIFF_LEGEND}.`;
 }
 
 /** The outcome of a restore as the editor says it, with the revision it took effect at when the deployed set changed. */

@@ -5,6 +5,7 @@ import type { DocumentKindName, StoredDocument } from '../logic/api';
 import { placeDiagnostics, type PlacedDiagnostic } from '../logic/diagnostics';
 import { declaredCron, declaredId, documentTemplate } from '../logic/documents';
 import { ApiError, type ProblemItem } from '../logic/problem';
+import { REVIEW_CAPTION } from '../logic/versions';
 import { Dialog } from '../ui/dialog';
 import { DiffView } from '../ui/diff-view';
 import { messageOf } from '../ui/messages';
@@ -200,7 +201,7 @@ export function DocumentEditor({ kind, id, ctx, onDone }: Props) {
         {reviewing && stored !== undefined && (
           <Dialog title="Replace with this text?" confirmLabel="Replace" busy={busy} onConfirm={() => void save()} onCancel={() => setReviewing(false)}>
             {renamed && <p class="error">The id in the text differs from {id}; pap will refuse it.</p>}
-            <p id="diff-label">Changes from the stored text (removed lines struck through, added lines marked):</p>
+            <p id="diff-label">{REVIEW_CAPTION}</p>
             <DiffView before={stored.xml} after={text.current} labelledBy="diff-label" />
           </Dialog>
         )}

@@ -6,7 +6,7 @@ import { basicSetup } from 'codemirror';
 import { useEffect, useRef } from 'preact/hooks';
 import { cspNonce } from './csp-nonce';
 
-/** The new text with what changed from the old one marked inline (deleted lines shown struck through). */
+/** The new text with what changed from the old one marked inline (a red bar beside deleted lines, a green one beside added lines; see DIFF_LEGEND). */
 export function DiffView({ before, after, labelledBy }: { before: string; after: string; labelledBy: string }) {
   const host = useRef<HTMLDivElement>(null);
   useEffect(() => {
