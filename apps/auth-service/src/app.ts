@@ -10,6 +10,7 @@ import {
   TokenVerifier,
   type Logger,
   type ServiceMetrics,
+  type Tracing,
 } from '@custos/service-kit';
 import { requireAdmin } from './clients/admin-guard';
 import { ensureBootstrapClient } from './clients/bootstrap';
@@ -44,6 +45,8 @@ export interface AppDeps {
   pause?: SignInGuardHooks['pause'];
   /** Where revocations are announced as they are made (NATS); without it pap and pdp learn them by polling. */
   revocationFeed?: RevocationFeed;
+  /** A span for each request (service-kit `mountRoutes`); none when absent. */
+  tracing?: Tracing;
 }
 
 function tokenRequestCounter(metrics: ServiceMetrics): Counter<'outcome'> {
@@ -125,6 +128,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   const revokeToken = revokeRoute({ clients, guard: signIn, logger, verifier, revoker });
   mountRoutes(service, AUTH_ROUTES, { clients, keys, revocations, revoker, clock, issueToken, revokeToken }, {
     authorize: (scope) => (scope === SCOPES.clientAdmin ? guard : requireScope(verifier, scope)),
+    ...(deps.tracing === undefined ? {} : { tracing: deps.tracing }),
   });
   // Everything the token endpoint answers with, 405/413/415 included, is in the OAuth error form.
   service.app.use(

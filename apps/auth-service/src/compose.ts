@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import type { Pool } from 'pg';
 import {
   createLogger,
+  createTracing,
   createMetrics,
   createPool,
   ensureDatabase,
@@ -12,6 +13,7 @@ import {
   type Closer,
   type Logger,
   type ServiceMetrics,
+  type Tracing,
 } from '@custos/service-kit';
 import { createApp, SERVICE_NAME, type AppDeps } from './app';
 import type { AuthConfig } from './config';
@@ -31,6 +33,8 @@ export interface AuthOverrides {
   rateLimit?: AppDeps['rateLimit'];
   /** How a slowed sign-in waits (tests count the waits instead of taking them). */
   pause?: AppDeps['pause'];
+  /** Spans go here instead of where `config.tracing` says (tests: an in-memory exporter). */
+  tracing?: Tracing;
   /** Where revocations are announced; by default NATS at `config.natsServers` (auth starts and serves without it). */
   revocationFeed?: RevocationFeed;
 }
@@ -64,8 +68,10 @@ export async function composeAuth(config: AuthConfig, overrides: AuthOverrides =
   const pool = overrides.pool ?? createPool(config.databaseUrl, logger);
   const revocationFeed =
     overrides.revocationFeed ?? natsRevocationFeed({ natsServers: config.natsServers, natsPrefix: config.natsPrefix, logger });
+  const tracing = overrides.tracing ?? createTracing(config.tracing, SERVICE_NAME);
   const app = await createApp({
     pool,
+    tracing,
     logger,
     metrics: overrides.metrics ?? createMetrics(SERVICE_NAME),
     config,
@@ -79,7 +85,7 @@ export async function composeAuth(config: AuthConfig, overrides: AuthOverrides =
     logger,
     pool,
     app,
-    closers: [() => revocationFeed.close(), ...(overrides.pool ? [] : [() => pool.end()])],
+    closers: [() => revocationFeed.close(), ...(overrides.pool ? [] : [() => pool.end()]), () => tracing.shutdown()],
     listen: async (port = config.port, host?: string) => {
       const server = createServer(app);
       await listen(server, port, host);

@@ -9,6 +9,7 @@ import {
   type ReadinessReport,
   type ServiceMetrics,
   type TokenVerifier,
+  type Tracing,
   type TrustProxy,
 } from '@custos/service-kit';
 import { mountConsole, type ConsoleOptions } from './console/mount';
@@ -43,6 +44,8 @@ export interface AppDeps {
   trustProxy?: TrustProxy;
   /** `POLICY_TIMEZONE` (PapConfig's `timeZone`), for timers' next fire times; UTC by default, as for the pdps. */
   timeZone?: string;
+  /** A span for each management request (service-kit `mountRoutes`); none when absent. */
+  tracing?: Tracing;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -73,7 +76,10 @@ export function createApp(deps: AppDeps): Express {
     ...(deps.replicas ? { replicas: deps.replicas } : {}),
     timeZone: deps.timeZone ?? 'UTC',
   };
-  mountRoutes(service, PAP_ROUTES, ctx, { authorize: (scope) => requireScope(deps.verifier, scope) });
+  mountRoutes(service, PAP_ROUTES, ctx, {
+    authorize: (scope) => requireScope(deps.verifier, scope),
+    ...(deps.tracing === undefined ? {} : { tracing: deps.tracing }),
+  });
   if (deps.console) mountConsole(service, deps.console, deps.verifier, deps.logger);
 
   return service.finish();

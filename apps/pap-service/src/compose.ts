@@ -7,12 +7,14 @@ import {
   createLogger,
   createMetrics,
   createPool,
+  createTracing,
   ensureDatabase,
   migrate,
   RevocationList,
   TokenVerifier,
   type Logger,
   type ServiceMetrics,
+  type Tracing,
 } from '@custos/service-kit';
 import { createApp, SERVICE_NAME, type AppDeps } from './app';
 import type { PapConfig } from './config';
@@ -50,6 +52,8 @@ export interface PapOverrides {
   sharedPool?: Pool;
   /** Embedded mode: propagate over this in-process channel instead of NATS (`/health/ready` says `in-process`). */
   policyChannel?: LocalPolicyChannel;
+  /** Spans go here instead of where `config.tracing` says (tests: an in-memory exporter). */
+  tracing?: Tracing;
 }
 
 export interface ComposedPap {
@@ -82,6 +86,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
   const propagation = propagates && !policyChannel ? composePropagation(config, pool, logger, metrics) : undefined;
   const local = propagates && policyChannel ? new OutboxPublisher({ pool, sink: new ChannelSink(policyChannel), logger, registry: metrics.registry }) : undefined;
   let stopAnswering: (() => void) | undefined;
+  const tracing = overrides.tracing ?? createTracing(config.tracing, SERVICE_NAME);
   const deps: AppDeps = {
     pool,
     verifier,
@@ -93,6 +98,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
     replicas: propagation?.replicas,
     trustProxy: config.trustProxy,
     timeZone: config.timeZone,
+    tracing,
   };
   return {
     app: createApp(deps),
@@ -118,7 +124,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
         ? [() => propagation.publisher.stop(), () => propagation.responder.stop(), () => propagation.replicas.stop(), () => propagation.link.close()]
         : [];
       if (local) steps.push(() => local.stop(), () => Promise.resolve(stopAnswering?.()));
-      for (const step of [() => revocations?.stop(), ...steps, () => (sharedPool ? Promise.resolve() : pool.end())]) {
+      for (const step of [() => revocations?.stop(), ...steps, () => (sharedPool ? Promise.resolve() : pool.end()), () => tracing.shutdown()]) {
         try {
           await step();
         } catch (error) {

@@ -27,6 +27,7 @@ import { NO_REDIRECTS, refuseRedirect } from './redirects';
 import { backoffMs, requestNeverSent } from './retry';
 import { issueToken } from './token-endpoint';
 import { TokenSource } from './token-source';
+import { addTraceHeaders } from './trace';
 
 export interface DecideOptions {
   /** Answer only from policy revision `n` or later (`Min-Policy-Revision`; the pdp waits up to 2 s, then 503). */
@@ -245,6 +246,7 @@ export class CustosClient {
         Accept: 'application/json',
       };
       if (minRevision !== undefined) headers[HEADERS.minPolicyRevision] = String(minRevision);
+      addTraceHeaders(headers, this.options.traceHeaders);
       let response: Response;
       try {
         response = await fetch(url, { method: 'POST', headers, body, signal: deadline.signal, ...NO_REDIRECTS });

@@ -7,7 +7,7 @@ import {
   type EvaluationPorts,
   type EventHistory,
 } from '@custos/policy-engine';
-import type { Logger } from '@custos/service-kit';
+import { NO_TRACING, type Logger, type Tracing } from '@custos/service-kit';
 import type { DefaultDecision } from '../config';
 import type { ActionPlan } from '../history/plan';
 import type { RecordedEvent } from '../history/batch';
@@ -28,6 +28,8 @@ export interface DeciderOptions {
   pxp?: PxpGateway;
   /** The decisions' "now" (tests control it); Date.now by default. */
   clock?: Clock;
+  /** Spans for each decision (decision/traced.ts); off when absent. */
+  tracing?: Tracing;
 }
 
 const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
@@ -64,8 +66,10 @@ export class Decider {
   /** The engine's options by where the default comes from (the pdp's, or a solution's allow or inhibit), and explain. */
   private readonly variants: Record<'pdp' | DefaultDecision, { decide: DecideOptions; explain: DecideOptions }>;
   private readonly clock: Clock;
+  readonly tracing: Tracing;
 
   constructor(private readonly deps: DeciderOptions) {
+    this.tracing = deps.tracing ?? NO_TRACING;
     const variant = (defaultDecision: DefaultDecision, defaultSource: 'pdp' | 'solution') => {
       const decide: DecideOptions = { defaultDecision, defaultSource, timeZone: deps.timeZone };
       return { decide, explain: { ...decide, explain: true } };

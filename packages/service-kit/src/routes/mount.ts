@@ -1,11 +1,15 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { RouteHandlers, ServiceApp } from '../http/app';
+import type { Tracing } from '../tracing/tracing';
+import { traceRequest } from '../tracing/http';
 import { bodyReader, paramsReader } from './request-input';
 import { expressPath, type Route } from './route';
 
 export interface MountOptions {
   /** The middleware that lets a request with a token carrying `scope` through (401/403 otherwise). */
   authorize?: (scope: string) => RequestHandler | RequestHandler[];
+  /** When on, each request is one server span (`<method> <path template>`) continuing its `traceparent`. */
+  tracing?: Tracing;
 }
 
 /**
@@ -22,10 +26,12 @@ export function routeHandlers<D>(route: Route<D>, deps: D, options: MountOptions
     const body = await readBody(req);
     await route.handler(req, res, { deps, params, query, body });
   };
-  if (route.scope === undefined) return [run];
+  const { tracing } = options;
+  const traced: RequestHandler[] = tracing?.enabled === true ? [(req, res, next) => traceRequest(tracing, route.path, req, res, () => next())] : [];
+  if (route.scope === undefined) return [...traced, run];
   if (!options.authorize) throw new Error(`route \`${route.method} ${route.path}\` needs a scope but no authorize was given`);
   const guard = options.authorize(route.scope);
-  return [...(Array.isArray(guard) ? guard : [guard]), run];
+  return [...traced, ...(Array.isArray(guard) ? guard : [guard]), run];
 }
 
 /**
