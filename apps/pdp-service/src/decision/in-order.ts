@@ -48,7 +48,7 @@ export async function decideInOrder(
   const decided: DecidedEvent[] = [];
   const stored: Promise<void>[] = [];
   for (const { event, action } of events) {
-    const pending = runDecision(decider, { active, event, solution: action.solution, explain: false, ...(headers === undefined ? {} : { headers }) });
+    const pending = runDecision(decider, { active, event, solution: action.solution, explain: false, headers });
     const { decisionId, decision, answer, stored: execution } = pending instanceof Promise ? await pending : pending;
     // The executes of every item are stored side by side; the batch is answered once all of them are.
     if (execution !== undefined) stored.push(execution);
