@@ -1,23 +1,5 @@
-import { AsyncLocalStorage } from 'node:async_hooks';
-import {
-  INVALID_SPAN_CONTEXT,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  defaultTextMapGetter,
-  defaultTextMapSetter,
-  trace,
-  type Attributes,
-  type Context,
-  type Span,
-  type SpanContext,
-  type Tracer,
-} from '@opentelemetry/api';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BatchSpanProcessor, TracerProvider, type SpanProcessor } from '@opentelemetry/sdk-trace';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import { INVALID_SPAN_CONTEXT, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api';
+import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { TracingConfig } from '../config';
 
 export type { Attributes as TraceAttributes, Span as TraceSpan, SpanContext as TraceSpanContext } from '@opentelemetry/api';
@@ -75,57 +57,6 @@ export const NO_TRACING: Tracing = {
   shutdown: () => Promise.resolve(),
 };
 
-const KINDS = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL } as const;
-
-class OtelTracing implements Tracing {
-  readonly enabled = true;
-  private readonly active = new AsyncLocalStorage<Context>();
-  private readonly propagator = new W3CTraceContextPropagator();
-  private readonly tracer: Tracer;
-
-  constructor(private readonly provider: TracerProvider) {
-    this.tracer = provider.getTracer('custos');
-  }
-
-  startSpan(name: string, options: StartSpanOptions = {}): Span {
-    const spanOptions = {
-      kind: KINDS[options.kind ?? 'internal'],
-      ...(options.attributes === undefined ? {} : { attributes: options.attributes }),
-      ...(options.links === undefined ? {} : { links: options.links.map((context) => ({ context })) }),
-    };
-    return this.tracer.startSpan(name, spanOptions, this.parentOf(options));
-  }
-
-  private parentOf(options: StartSpanOptions): Context {
-    if (options.headers !== undefined) return this.propagator.extract(ROOT_CONTEXT, options.headers, defaultTextMapGetter);
-    if (options.parent !== undefined) return trace.setSpanContext(ROOT_CONTEXT, options.parent);
-    if (options.root === true) return ROOT_CONTEXT;
-    return this.active.getStore() ?? ROOT_CONTEXT;
-  }
-
-  withSpan<T>(span: Span, run: () => T): T {
-    return this.active.run(trace.setSpan(ROOT_CONTEXT, span), run);
-  }
-
-  activeSpanContext(): SpanContext | undefined {
-    const context = this.active.getStore();
-    return context === undefined ? undefined : trace.getSpanContext(context);
-  }
-
-  inject(span: Span, headers: Record<string, string>): void {
-    this.propagator.inject(trace.setSpan(ROOT_CONTEXT, span), headers, defaultTextMapSetter);
-  }
-
-  end(span: Span, error?: unknown): void {
-    if (error !== undefined) span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
-    span.end();
-  }
-
-  shutdown(): Promise<void> {
-    return this.provider.shutdown();
-  }
-}
-
 export interface TracingOptions {
   /** Where spans go instead of the OTLP exporter (tests: a SimpleSpanProcessor over an InMemorySpanExporter). */
   spanProcessor?: SpanProcessor;
@@ -137,8 +68,9 @@ export interface TracingOptions {
  * endpoint as JSON (`OTEL_EXPORTER_OTLP_HEADERS` and the other exporter variables are read by the exporter).
  */
 export function createTracing(config: TracingConfig | undefined, serviceName: string, options: TracingOptions = {}): Tracing {
-  const processor = options.spanProcessor ?? (config === undefined ? undefined : new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: config.tracesUrl }), scheduledDelayMillis: config.exportDelayMs }));
-  if (processor === undefined) return NO_TRACING;
-  const resource = resourceFromAttributes({ [ATTR_SERVICE_NAME]: config?.serviceName ?? serviceName });
-  return new OtelTracing(new TracerProvider({ resource, spanProcessors: [processor] }));
+  if (config === undefined && options.spanProcessor === undefined) return NO_TRACING;
+  // The SDK and the exporter are loaded only when tracing is on: a service that does not trace never loads them.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, synchronous because composePap is
+  const otel = require('./otel') as typeof import('./otel');
+  return otel.otelTracing(config, serviceName, options.spanProcessor);
 }
