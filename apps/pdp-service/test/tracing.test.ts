@@ -87,8 +87,8 @@ describe('the decision pipeline with tracing off and on', () => {
   it('on: an explanation is its own span name, and a timer tick a root', () => {
     const tracing = new RecordingTracing();
     const decider = new Decider({ defaultDecision: 'allow', timeZone: 'UTC', logger, tracing });
-    runDecision(decider, { active, event, solution: 'acme', explain: true });
-    runDecision(decider, { active, event, solution: 'acme', explain: false, timerId: 'urn:timer:acme:t' });
+    expect(runDecision(decider, { active, event, solution: 'acme', explain: true })).not.toBeInstanceOf(Promise);
+    expect(runDecision(decider, { active, event, solution: 'acme', explain: false, timerId: 'urn:timer:acme:t' })).not.toBeInstanceOf(Promise);
     expect(tracing.started.map(({ name, options }) => [name, options.kind, options.root ?? false, options.headers])).toEqual([
       ['custos.explain', 'internal', false, undefined],
       ['custos.decision', 'internal', true, undefined],

@@ -1,6 +1,7 @@
 import { INVALID_SPAN_CONTEXT, trace, type Attributes, type Span, type SpanContext } from '@opentelemetry/api';
 import type { SpanProcessor } from '@opentelemetry/sdk-trace';
 import type { TracingConfig } from '../config';
+import type * as OtelModule from './otel';
 
 export type { Attributes as TraceAttributes, Span as TraceSpan, SpanContext as TraceSpanContext } from '@opentelemetry/api';
 
@@ -71,6 +72,6 @@ export function createTracing(config: TracingConfig | undefined, serviceName: st
   if (config === undefined && options.spanProcessor === undefined) return NO_TRACING;
   // The SDK and the exporter are loaded only when tracing is on: a service that does not trace never loads them.
   // eslint-disable-next-line @typescript-eslint/no-require-imports -- a lazy load, synchronous because composePap is
-  const otel = require('./otel') as typeof import('./otel');
+  const otel = require('./otel') as typeof OtelModule;
   return otel.otelTracing(config, serviceName, options.spanProcessor);
 }
