@@ -11,6 +11,7 @@ import {
   type AuditLog,
   type Logger,
   type ServiceMetrics,
+  type Tracing,
 } from '@custos/service-kit';
 import { authOperationOf } from './audit/operations';
 import { authAuditLog } from './audit/trail';
@@ -49,6 +50,8 @@ export interface AppDeps {
   revocationFeed?: RevocationFeed;
   /** auth's audit trail; one on `pool` by default. */
   audit?: AuditLog;
+  /** A span for each request (service-kit `mountRoutes`); none when absent. */
+  tracing?: Tracing;
 }
 
 function tokenRequestCounter(metrics: ServiceMetrics): Counter<'outcome'> {
@@ -133,6 +136,7 @@ export async function createApp(deps: AppDeps): Promise<Express> {
   mountRoutes(service, AUTH_ROUTES, { pool, audit, clients, keys, revocations, revoker, clock, issueToken, revokeToken }, {
     authorize: (scope) => (scope === SCOPES.clientAdmin ? guard : scope === SCOPES.auditRead ? auditGuard : requireScope(verifier, scope)),
     before: (route) => audit.attempts(authOperationOf(route)),
+    ...(deps.tracing === undefined ? {} : { tracing: deps.tracing }),
   });
   // Everything the token endpoint answers with, 405/413/415 included, is in the OAuth error form.
   service.app.use(

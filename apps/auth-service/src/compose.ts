@@ -4,6 +4,7 @@ import type { Express } from 'express';
 import type { Pool } from 'pg';
 import {
   createLogger,
+  createTracing,
   createMetrics,
   createPool,
   ensureDatabase,
@@ -13,6 +14,7 @@ import {
   type Closer,
   type Logger,
   type ServiceMetrics,
+  type Tracing,
 } from '@custos/service-kit';
 import { authAuditLog } from './audit/trail';
 import { createApp, SERVICE_NAME, type AppDeps } from './app';
@@ -33,6 +35,8 @@ export interface AuthOverrides {
   rateLimit?: AppDeps['rateLimit'];
   /** How a slowed sign-in waits (tests count the waits instead of taking them). */
   pause?: AppDeps['pause'];
+  /** Spans go here instead of where `config.tracing` says (tests: an in-memory exporter). */
+  tracing?: Tracing;
   /** Where revocations are announced; by default NATS at `config.natsServers` (auth starts and serves without it). */
   revocationFeed?: RevocationFeed;
 }
@@ -68,8 +72,10 @@ export async function composeAuth(config: AuthConfig, overrides: AuthOverrides =
     overrides.revocationFeed ?? natsRevocationFeed({ natsServers: config.natsServers, natsPrefix: config.natsPrefix, logger });
   const metrics = overrides.metrics ?? createMetrics(SERVICE_NAME);
   const audit = authAuditLog(pool, logger, metrics);
+  const tracing = overrides.tracing ?? createTracing(config.tracing, SERVICE_NAME);
   const app = await createApp({
     pool,
+    tracing,
     logger,
     metrics,
     audit,
@@ -85,7 +91,12 @@ export async function composeAuth(config: AuthConfig, overrides: AuthOverrides =
     logger,
     pool,
     app,
-    closers: [() => Promise.resolve(stopRetention()), () => revocationFeed.close(), ...(overrides.pool ? [] : [() => pool.end()])],
+    closers: [
+      () => Promise.resolve(stopRetention()),
+      () => revocationFeed.close(),
+      ...(overrides.pool ? [] : [() => pool.end()]),
+      () => tracing.shutdown(),
+    ],
     listen: async (port = config.port, host?: string) => {
       const server = createServer(app);
       await listen(server, port, host);

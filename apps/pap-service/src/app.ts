@@ -10,6 +10,7 @@ import {
   type ServiceMetrics,
   type TokenVerifier,
   type AuditLog,
+  type Tracing,
   type TrustProxy,
 } from '@custos/service-kit';
 import type { AuthTrail } from './audit/auth-trail';
@@ -54,6 +55,8 @@ export interface AppDeps {
   authTrail?: AuthTrail;
   /** Reads the pdps' decision records from their stream (issue 24); none without NATS. */
   decisionRecords?: DecisionRecordReader;
+  /** A span for each management request (service-kit `mountRoutes`); none when absent. */
+  tracing?: Tracing;
 }
 
 export function createApp(deps: AppDeps): Express {
@@ -91,6 +94,7 @@ export function createApp(deps: AppDeps): Express {
   mountRoutes(service, PAP_ROUTES, ctx, {
     authorize: (scope) => requireScope(deps.verifier, scope),
     before: (route) => audit.attempts(papOperationOf(route)),
+    ...(deps.tracing === undefined ? {} : { tracing: deps.tracing }),
   });
   if (deps.console) mountConsole(service, deps.console, deps.verifier, deps.logger);
 

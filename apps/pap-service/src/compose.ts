@@ -7,6 +7,7 @@ import {
   createLogger,
   createMetrics,
   createPool,
+  createTracing,
   ensureDatabase,
   migrate,
   RevocationList,
@@ -14,6 +15,7 @@ import {
   TokenVerifier,
   type Logger,
   type ServiceMetrics,
+  type Tracing,
 } from '@custos/service-kit';
 import { authTrail } from './audit/auth-trail';
 import { papAuditLog } from './audit/trail';
@@ -54,6 +56,8 @@ export interface PapOverrides {
   sharedPool?: Pool;
   /** Embedded mode: propagate over this in-process channel instead of NATS (`/health/ready` says `in-process`). */
   policyChannel?: LocalPolicyChannel;
+  /** Spans go here instead of where `config.tracing` says (tests: an in-memory exporter). */
+  tracing?: Tracing;
 }
 
 export interface ComposedPap {
@@ -89,6 +93,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
   let stopAnswering: (() => void) | undefined;
   let stopRetention: (() => void) | undefined;
   const audit = papAuditLog(pool, logger, metrics);
+  const tracing = overrides.tracing ?? createTracing(config.tracing, SERVICE_NAME);
   const deps: AppDeps = {
     pool,
     verifier,
@@ -103,6 +108,7 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
     timeZone: config.timeZone,
     audit,
     authTrail: authTrail(config.authUrl, logger),
+    tracing,
   };
   return {
     app: createApp(deps),
@@ -129,7 +135,13 @@ export function composePap(config: PapConfig, overrides: PapOverrides = {}): Com
         ? [() => propagation.publisher.stop(), () => propagation.responder.stop(), () => propagation.replicas.stop(), () => propagation.link.close()]
         : [];
       if (local) steps.push(() => local.stop(), () => Promise.resolve(stopAnswering?.()));
-      for (const step of [() => Promise.resolve(stopRetention?.()), () => revocations?.stop(), ...steps, () => (sharedPool ? Promise.resolve() : pool.end())]) {
+      for (const step of [
+        () => Promise.resolve(stopRetention?.()),
+        () => revocations?.stop(),
+        ...steps,
+        () => (sharedPool ? Promise.resolve() : pool.end()),
+        () => tracing.shutdown(),
+      ]) {
         try {
           await step();
         } catch (error) {

@@ -1,6 +1,6 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Express } from 'express';
-import { createServiceApp, fastPath, mountRoutes, requireScope, type Logger, type TokenVerifier } from '@custos/service-kit';
+import { createServiceApp, fastPath, mountRoutes, requireScope, type Logger, type TokenVerifier, type Tracing } from '@custos/service-kit';
 import type { AuthZenDefault } from '@custos/contracts';
 import type { DefaultDecision } from './config';
 import { Admission, NO_LIMITS, registerAdmissionMetrics, type AdmissionLimits } from './admission';
@@ -39,6 +39,8 @@ export interface AppDeps {
   admission?: AdmissionLimits;
   /** The stored PXP executes (`/executions`); the routes are absent without it. */
   executions?: ExecutionRouteDeps;
+  /** A span for each request of the other routes (service-kit `mountRoutes`); the decider traces decisions. */
+  tracing?: Tracing;
 }
 
 /** A node:http request listener; `app` is the express app behind everything but the decision routes. */
@@ -81,7 +83,10 @@ export function createApp(deps: AppDeps): PdpListener {
     ...(deps.executions ? { executions: deps.executions } : {}),
   };
   const routes = deps.executions ? [...PDP_ROUTES, ...EXECUTION_ROUTES] : PDP_ROUTES;
-  mountRoutes(service, routes, routeDeps, { authorize: (scope) => requireScope(deps.verifier, scope) });
+  mountRoutes(service, routes, routeDeps, {
+    authorize: (scope) => requireScope(deps.verifier, scope),
+    ...(deps.tracing === undefined ? {} : { tracing: deps.tracing }),
+  });
   const app = service.finish();
   const fast = fastPath(routes, routeDeps);
 

@@ -8,11 +8,13 @@ import {
   TokenVerifier,
   createLogger,
   createPool,
+  createTracing,
   ensureDatabase,
   listen,
   migrate,
   type Closer,
   type Logger,
+  type Tracing,
 } from '@custos/service-kit';
 import { createApp, type PdpListener } from './app';
 import { CallTargets } from './calls/http-json';
@@ -64,6 +66,8 @@ export interface PdpOverrides {
   sharedPool?: Pool;
   /** Embedded mode: follow pap over this in-process channel instead of NATS. */
   policyChannel?: LocalPolicyChannel;
+  /** Spans go here instead of where `config.tracing` says (tests: an in-memory exporter). */
+  tracing?: Tracing;
 }
 
 /** The pdp wired together, not listening yet. */
@@ -124,12 +128,14 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
   const hasher = new HistoryHasher(await historySecret(pool, history.secret));
 
   const metrics = overrides.metrics ?? createPdpMetrics();
+  const tracing = overrides.tracing ?? createTracing(config.tracing, SERVICE_NAME);
   const store = new PgHistoryStore({
     pool,
     hasher,
     logger,
     synchronousCommit: history.synchronousCommit,
     metrics: { failures: (op) => metrics.historyFailures.inc({ op }), phase: (phase, seconds) => metrics.historyPhase.observe({ phase }, seconds) },
+    tracing,
   });
   // A refused call is counted every time and logged once per URL: a policy asking it on every decision would
   // otherwise fill the log with the same line (the PIP resolver says each one at debug level only).
@@ -144,6 +150,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     breakerOpenMs: config.pip.breakerOpenMs,
     egress: config.egress,
     onEgressRefusal: egressRefused('pip'),
+    tracing: { tracing, span: 'custos.pip.call' },
   });
   const pxpTargets = new CallTargets({
     timeoutMs: config.pxp.timeoutMs,
@@ -152,6 +159,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     breakerOpenMs: config.pxp.breakerOpenMs,
     egress: config.egress,
     onEgressRefusal: egressRefused('pxp'),
+    tracing: { tracing, span: 'custos.pxp.call' },
   });
   const pip = new HttpPipResolver({
     targets: pipTargets,
@@ -188,6 +196,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     history: store,
     pip,
     pxp,
+    tracing,
     ...(clock ? { clock } : {}),
   });
 
@@ -278,6 +287,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     authzenDefault: config.authzenDefault,
     timeZone: config.timeZone,
     decider,
+    tracing,
     admission: config.admission,
     ...(config.publicUrl === undefined ? {} : { publicUrl: config.publicUrl }),
     executions: { store: executions, wake: () => void pxp.poll() },
@@ -318,6 +328,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
         pipTargets.close();
         pxpTargets.close();
       },
+      () => tracing.shutdown(),
       () => logger.flush(),
     ],
     listen: async (port = config.port, host?: string) => {

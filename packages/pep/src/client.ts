@@ -28,6 +28,7 @@ import { NO_REDIRECTS, refuseRedirect } from './redirects';
 import { admissionPauseMs, backoffMs, requestNeverSent, retryAfterMs } from './retry';
 import { issueToken } from './token-endpoint';
 import { TokenSource } from './token-source';
+import { addTraceHeaders } from './trace';
 
 export interface DecideOptions {
   /** Answer only from policy revision `n` or later (`Min-Policy-Revision`; the pdp waits up to 2 s, then 503). */
@@ -248,6 +249,7 @@ export class CustosClient {
         Accept: 'application/json',
       };
       if (minRevision !== undefined) headers[HEADERS.minPolicyRevision] = String(minRevision);
+      addTraceHeaders(headers, this.options.traceHeaders);
       let response: Response;
       try {
         response = await fetch(url, { method: 'POST', headers, body, signal: deadline.signal, ...NO_REDIRECTS });

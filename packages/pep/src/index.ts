@@ -2,6 +2,7 @@
 export { CustosClient, type DecideOptions, type EnforceOptions, type Enforcement, type ItemEnforcement } from './client';
 export type { CustosClientOptions } from './options';
 export type { RetryOptions, RetryInfo } from './retry';
+export type { TraceHeaders } from './trace';
 export type { Decision } from './decision';
 export {
   CustosError,

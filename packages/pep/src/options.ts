@@ -2,6 +2,7 @@ import { AUTHZEN_PATHS } from '@custos/contracts';
 import { wait } from './deadline';
 import { ConfigurationError } from './errors';
 import { DEFAULT_RETRY, type ResolvedRetry, type RetryInfo, type RetryOptions } from './retry';
+import type { TraceHeaders } from './trace';
 
 export interface CustosClientOptions {
   /** Base URL of a pdp replica or of the gateway in front of them; `/event` (and the other decision routes) are appended. */
@@ -24,6 +25,11 @@ export interface CustosClientOptions {
   onRetry?: (info: RetryInfo) => void;
   /** How a decision's delay is waited out (default: a timer), e.g. to cap, log or cancel it. */
   sleep?: (ms: number) => Promise<void>;
+  /**
+   * The caller's trace context for each decision request (`traceparent`, `tracestate`), so the pdp's spans join the
+   * caller's trace; see `TraceHeaders`. None is sent when absent.
+   */
+  traceHeaders?: TraceHeaders;
 }
 
 /** Where each decision request goes: the pdp base URL with the route appended. */
@@ -45,6 +51,7 @@ export interface ResolvedOptions {
   retry: ResolvedRetry;
   onRetry: (info: RetryInfo) => void;
   sleep: (ms: number) => Promise<void>;
+  traceHeaders: TraceHeaders | undefined;
 }
 
 export const DEFAULT_TIMEOUT_MS = 5000;
@@ -61,6 +68,8 @@ export function resolveOptions(options: CustosClientOptions): ResolvedOptions {
   if (typeof sleep !== 'function') throw new ConfigurationError('option `sleep` must be a function');
   const onRetry = given.onRetry ?? (() => undefined);
   if (typeof onRetry !== 'function') throw new ConfigurationError('option `onRetry` must be a function');
+  const traceHeaders = given.traceHeaders;
+  if (traceHeaders !== undefined && typeof traceHeaders !== 'function') throw new ConfigurationError('option `traceHeaders` must be a function');
   const pdp = baseUrl('pdpUrl', given.pdpUrl);
   return {
     urls: { event: `${pdp}/event`, events: `${pdp}/events`, evaluation: `${pdp}${AUTHZEN_PATHS.evaluation}`, evaluations: `${pdp}${AUTHZEN_PATHS.evaluations}` },
@@ -72,6 +81,7 @@ export function resolveOptions(options: CustosClientOptions): ResolvedOptions {
     monotonicRevisions,
     retry: retryOptions(given.retry),
     sleep,
+    traceHeaders,
     onRetry: (info) => {
       try {
         onRetry(info);

@@ -1,3 +1,5 @@
+const withTracing = (tracing: TracingConfig | undefined): { tracing?: TracingConfig } => (tracing === undefined ? {} : { tracing });
+
 /** Configuration comes only from the environment; every variable has a default that works locally. */
 export type Env = Readonly<Record<string, string | undefined>>;
 
@@ -66,6 +68,8 @@ export interface CommonConfig {
   natsPrefix: string;
   authUrl: string;
   logLevel: string;
+  /** OpenTelemetry traces (the standard `OTEL_*` variables); undefined when off, the default. */
+  tracing?: TracingConfig;
 }
 
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/custos';
@@ -100,5 +104,50 @@ export function readCommonConfig(env: Env): CommonConfig {
     natsPrefix,
     authUrl: readString(env, 'AUTH_URL', 'http://127.0.0.1:8082').replace(/\/+$/, ''),
     logLevel: readChoice(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    ...withTracing(readTracingConfig(env)),
   };
+}
+
+/** Where spans go when tracing is on: an OTLP/HTTP receiver taking JSON bodies. */
+export interface TracingConfig {
+  /** The full URL spans are posted to (`…/v1/traces`). */
+  tracesUrl: string;
+  /** `service.name` of the spans; the service's own name when `OTEL_SERVICE_NAME` is unset. */
+  serviceName?: string;
+  /** How long ended spans wait to be sent together (`OTEL_BSP_SCHEDULE_DELAY`, 5000 ms by default). */
+  exportDelayMs: number;
+}
+
+const DEFAULT_OTLP_ENDPOINT = 'http://localhost:4318';
+
+/**
+ * Tracing from the standard OpenTelemetry variables, off unless asked for: on when `OTEL_TRACES_EXPORTER` is `otlp`
+ * or an OTLP endpoint is set (`OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, used as it is, or `OTEL_EXPORTER_OTLP_ENDPOINT`,
+ * to which `/v1/traces` is added); off with `OTEL_TRACES_EXPORTER=none` or `OTEL_SDK_DISABLED=true` whatever else is
+ * set. Spans go over OTLP/HTTP as JSON (`OTEL_EXPORTER_OTLP_PROTOCOL`, when set, must say `http/json`).
+ */
+export function readTracingConfig(env: Env): TracingConfig | undefined {
+  if (readOptional(env, 'OTEL_SDK_DISABLED')?.toLowerCase() === 'true') return undefined;
+  const exporter = readOptional(env, 'OTEL_TRACES_EXPORTER')?.trim().toLowerCase();
+  if (exporter !== undefined && exporter !== 'otlp' && exporter !== 'none') {
+    throw new ConfigError(`OTEL_TRACES_EXPORTER must be \`otlp\` or \`none\`, got \`${exporter}\``);
+  }
+  const tracesEndpoint = readOptional(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
+  const endpoint = readOptional(env, 'OTEL_EXPORTER_OTLP_ENDPOINT');
+  if (exporter === 'none' || (exporter === undefined && tracesEndpoint === undefined && endpoint === undefined)) return undefined;
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const protocol = readOptional(env, name);
+    if (protocol !== undefined && protocol !== 'http/json') throw new ConfigError(`${name} must be \`http/json\` (the one protocol spans are sent with), got \`${protocol}\``);
+  }
+  const tracesUrl = tracesEndpoint ?? `${(endpoint ?? DEFAULT_OTLP_ENDPOINT).replace(/\/+$/, '')}/v1/traces`;
+  let url: URL;
+  try {
+    url = new URL(tracesUrl);
+  } catch {
+    throw new ConfigError(`the OTLP traces endpoint must be an http(s) URL, got \`${tracesUrl}\``);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(`the OTLP traces endpoint must be an http(s) URL, got \`${tracesUrl}\``);
+  const serviceName = readOptional(env, 'OTEL_SERVICE_NAME');
+  const exportDelayMs = readInteger(env, 'OTEL_BSP_SCHEDULE_DELAY', 5000, 1, 3_600_000);
+  return serviceName === undefined ? { tracesUrl, exportDelayMs } : { tracesUrl, serviceName, exportDelayMs };
 }

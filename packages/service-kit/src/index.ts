@@ -30,6 +30,7 @@ export * from './startup';
 export * from './egress';
 export * from './routes/route';
 export * from './routes/mount';
+export * from './tracing';
 export * from './routes/openapi';
 export * from './routes/fast-path';
 export * from './db/transaction';

@@ -1,6 +1,6 @@
 import { Agent as HttpAgent, request as httpRequest } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
-import { egressRefusal, type EgressPolicy } from '@custos/service-kit';
+import { egressRefusal, type EgressPolicy, type Tracing } from '@custos/service-kit';
 import { activeEgressPolicy, EgressRefused, guardedLookup } from '../egress';
 
 /** Largest answer read from a PIP or PXP. */
@@ -98,6 +98,8 @@ export interface TargetOptions {
   /** Told of every call the egress policy refuses; `first` once per URL, so a log says it once. */
   onEgressRefusal?: (url: URL, reason: string, first: boolean) => void;
   now?: () => number;
+  /** When on, each call is a client span of this name under the active span, its `traceparent` sent along. */
+  tracing?: { tracing: Tracing; span: string };
 }
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
@@ -135,7 +137,32 @@ export class CallTarget {
     return this.inFlight;
   }
 
-  async post(body: unknown, timeoutMs = this.options.timeoutMs, headers?: Record<string, string>): Promise<unknown> {
+  post(body: unknown, timeoutMs = this.options.timeoutMs, headers?: Record<string, string>): Promise<unknown> {
+    const traced = this.options.tracing;
+    if (traced?.tracing.enabled === true) return this.tracedPost(traced.tracing, traced.span, body, timeoutMs, headers);
+    return this.send(body, timeoutMs, headers);
+  }
+
+  /** The call as a client span, the W3C trace context of the span in its headers. */
+  private async tracedPost(tracing: Tracing, name: string, body: unknown, timeoutMs: number, headers?: Record<string, string>): Promise<unknown> {
+    const { url } = this;
+    const span = tracing.startSpan(name, {
+      kind: 'client',
+      attributes: { 'http.request.method': 'POST', 'url.full': `${url.protocol}//${url.host}${url.pathname}`, 'server.address': url.hostname },
+    });
+    const sent = { ...headers };
+    tracing.inject(span, sent);
+    try {
+      const answer = await this.send(body, timeoutMs, sent);
+      tracing.end(span);
+      return answer;
+    } catch (error) {
+      tracing.end(span, error);
+      throw error;
+    }
+  }
+
+  private async send(body: unknown, timeoutMs: number, headers?: Record<string, string>): Promise<unknown> {
     const state = this.state;
     if (state === 'open') throw new CallError('the circuit is open after repeated failures', 'refused');
     if (state === 'half-open') {

@@ -7,7 +7,7 @@ import {
   type EvaluationPorts,
   type EventHistory,
 } from '@custos/policy-engine';
-import type { Logger } from '@custos/service-kit';
+import { NO_TRACING, type Logger, type Tracing } from '@custos/service-kit';
 import type { DefaultDecision } from '../config';
 import type { ActionPlan } from '../history/plan';
 import type { RecordedEvent } from '../history/batch';
@@ -29,6 +29,8 @@ export interface DeciderOptions {
   pxp?: PxpGateway;
   /** The decisions' "now" (tests control it); Date.now by default. */
   clock?: Clock;
+  /** Spans for each decision (decision/traced.ts); off when absent. */
+  tracing?: Tracing;
 }
 
 const SYSTEM_CLOCK: Clock = { now: () => Date.now() };
@@ -70,8 +72,10 @@ export class Decider {
    * composePdp once the stream is there, undefined while records are off.
    */
   records: DecisionRecordSink | undefined = undefined;
+  readonly tracing: Tracing;
 
   constructor(private readonly deps: DeciderOptions) {
+    this.tracing = deps.tracing ?? NO_TRACING;
     const variant = (defaultDecision: DefaultDecision, defaultSource: 'pdp' | 'solution') => {
       const decide: DecideOptions = { defaultDecision, defaultSource, timeZone: deps.timeZone };
       return { decide, explain: { ...decide, explain: true } };

@@ -1,3 +1,4 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import type { AuthorizationDecision, EventAction } from '@custos/contracts';
 import type { EngineDecision, EngineEvent } from '@custos/policy-engine';
 import type { WorkSlices } from '../admission';
@@ -35,12 +36,21 @@ export async function decideInOrder(
   decider: Decider,
   active: ActivePolicySet,
   events: readonly OrderedEvent[],
-  { stopAfter, slices }: { stopAfter?: (answer: AuthorizationDecision, decision: EngineDecision, action: EventAction) => boolean; slices?: WorkSlices } = {},
+  {
+    stopAfter,
+    slices,
+    headers,
+  }: {
+    stopAfter?: (answer: AuthorizationDecision, decision: EngineDecision, action: EventAction) => boolean;
+    slices?: WorkSlices;
+    /** The request's headers: each decision's span continues their `traceparent` (decision/traced.ts). */
+    headers?: IncomingHttpHeaders;
+  } = {},
 ): Promise<DecidedEvent[]> {
   const decided: DecidedEvent[] = [];
   const stored: Promise<void>[] = [];
   for (const { event, action } of events) {
-    const pending = runDecision(decider, { active, event, solution: action.solution, explain: false });
+    const pending = runDecision(decider, { active, event, solution: action.solution, explain: false, headers });
     const { decisionId, decision, answer, stored: execution } = pending instanceof Promise ? await pending : pending;
     // The executes of every item are stored side by side; the batch is answered once all of them are.
     if (execution !== undefined) stored.push(execution);

@@ -1,8 +1,10 @@
+import type { IncomingHttpHeaders } from 'node:http';
 import { toAuthorizationDecision, type AuthorizationDecision } from '@custos/contracts';
 import type { EngineDecision, EngineEvent } from '@custos/policy-engine';
 import { uuidv7 } from '@custos/service-kit';
 import type { ActivePolicySet } from '../policy-set/follower';
 import type { Decider } from './decider';
+import { tracedDecision } from './traced';
 
 /** One decided event: its id, the engine's decision, the wire answer, and the storing of its executes. */
 export interface Decided {
@@ -26,6 +28,8 @@ export interface DecisionTask {
   uuid?: string;
   /** The timer whose tick this is, for the stored executes. */
   timerId?: string;
+  /** The request's headers, whose `traceparent` a traced decision continues (decision/traced.ts). */
+  headers?: IncomingHttpHeaders;
 }
 
 /**
@@ -36,6 +40,11 @@ export interface DecisionTask {
  * value, without a promise or a microtask turn, and only a step that waits (history, PIPs) makes it a promise.
  */
 export function runDecision(decider: Decider, task: DecisionTask): Decided | Promise<Decided> {
+  if (decider.tracing.enabled) return tracedDecision(decider.tracing, task, () => decideOnce(decider, task));
+  return decideOnce(decider, task);
+}
+
+function decideOnce(decider: Decider, task: DecisionTask): Decided | Promise<Decided> {
   const pending = decider.decide(task.active, task.event, task.solution, task.explain);
   if (pending instanceof Promise) return pending.then((decision) => decided(decider, task, decision));
   return decided(decider, task, pending);

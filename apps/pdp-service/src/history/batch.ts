@@ -1,6 +1,6 @@
 import type { Pool, PoolClient, QueryResult } from 'pg';
 import type { EventHistory, ValueChangedRequest } from '@custos/policy-engine';
-import type { Logger } from '@custos/service-kit';
+import { NO_TRACING, type Logger, type TraceSpanContext, type Tracing } from '@custos/service-kit';
 import { ActionCounts } from './action-counts';
 import { RecordedHistory } from './batch-history';
 import { RECORDED_RESULT, recordBatchStatements } from './batch-sql';
@@ -9,6 +9,7 @@ import { NO_DEPLOYMENTS, type Deployments } from './deployments';
 import type { ActionPlan } from './plan';
 import { PoolReads } from './pool-reads';
 import type { HistoryStoreMetrics } from './store';
+import { historySpan } from './trace';
 
 /** One decision's event to record. */
 export interface RecordRequest {
@@ -49,6 +50,8 @@ export interface BatcherOptions {
   inFlight: number;
   /** valueChanged of recorded decisions (the store's atomic compare-and-store on the pool). */
   valueChanged: (request: ValueChangedRequest, revision: number, deployments: Deployments) => Promise<boolean>;
+  /** A span per batch (history/trace.ts); off when absent. */
+  tracing?: Tracing;
 }
 
 const DURABLE = Promise.resolve(true);
@@ -62,6 +65,8 @@ interface Waiting {
   readonly queuedAt: number;
   readonly resolve: (recorded: RecordedEvent) => void;
   readonly reject: (error: unknown) => void;
+  /** The span of the decision it records for, when traced. */
+  readonly trace: TraceSpanContext | undefined;
 }
 
 interface Queue {
@@ -94,9 +99,11 @@ export class HistoryBatcher {
   /** Per action: what this replica knows of the action's events, under the plan it was learnt with. */
   private readonly known = new Map<string, { plan: ActionPlan; counts: ActionCounts }>();
   private readonly reads: PoolReads;
+  private readonly tracing: Tracing;
 
   constructor(private readonly options: BatcherOptions) {
-    this.reads = new PoolReads(options.pool, options.logger, options.metrics);
+    this.tracing = options.tracing ?? NO_TRACING;
+    this.reads = new PoolReads(options.pool, options.logger, options.metrics, this.tracing);
   }
 
   /** Records the event with those of its batch; rejects when it could not be recorded (nothing is then recorded). */
@@ -108,7 +115,8 @@ export class HistoryBatcher {
         queue = { waiting: [], running: 0 };
         this.queues.set(key, queue);
       }
-      queue.waiting.push({ request, queuedAt: performance.now(), resolve, reject });
+      const trace = this.tracing.enabled ? this.tracing.activeSpanContext() : undefined;
+      queue.waiting.push({ request, queuedAt: performance.now(), resolve, reject, trace });
       this.send(key, queue);
     });
   }
@@ -129,12 +137,19 @@ export class HistoryBatcher {
   }
 
   private async run(batch: Waiting[]): Promise<unknown> {
+    const action = batch[0]?.request.plan.action ?? '';
+    const span = this.tracing.enabled
+      ? historySpan(this.tracing, 'custos.history.record', batch.map((member) => member.trace), { 'custos.action': action, 'custos.history.events': batch.length })
+      : undefined;
+    let failure: unknown;
     try {
-      return await this.recordBatch(batch);
+      failure = await this.recordBatch(batch);
     } catch (error) {
       // Not expected (recordBatch handles the database's errors); the queue must go on all the same.
-      return this.failed(batch, error, batch[0]?.request.plan.action ?? '');
+      failure = this.failed(batch, error, action);
     }
+    if (span !== undefined) this.tracing.end(span, failure);
+    return failure;
   }
 
   /**

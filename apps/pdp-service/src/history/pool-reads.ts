@@ -1,13 +1,16 @@
 import type { Pool, QueryResult } from 'pg';
-import type { Logger } from '@custos/service-kit';
+import { NO_TRACING, type Logger, type TraceSpanContext, type Tracing } from '@custos/service-kit';
 import * as sql from './batch-sql';
 import type { HistoryStoreMetrics } from './store';
+import { historySpan } from './trace';
 
 interface Pending {
   readonly statement: string;
   readonly op: string;
   readonly resolve: (result: QueryResult) => void;
   readonly reject: (error: unknown) => void;
+  /** The span of the decision that asked first, when traced. */
+  readonly trace: TraceSpanContext | undefined;
 }
 
 /** Most statements sent in one round trip. */
@@ -27,6 +30,7 @@ export class PoolReads {
     private readonly pool: Pool,
     private readonly logger: Logger,
     private readonly metrics: HistoryStoreMetrics | undefined,
+    private readonly tracing: Tracing = NO_TRACING,
   ) {}
 
   count(scope: sql.ReadScope, spans: ReadonlyArray<{ from: number; to: number }>): Promise<number[]> {
@@ -43,7 +47,8 @@ export class PoolReads {
   private read(op: string, statement: string): Promise<QueryResult> {
     let answer = this.waiting.get(statement);
     if (answer === undefined) {
-      answer = new Promise<QueryResult>((resolve, reject) => this.pending.push({ statement, op, resolve, reject }));
+      const trace = this.tracing.enabled ? this.tracing.activeSpanContext() : undefined;
+      answer = new Promise<QueryResult>((resolve, reject) => this.pending.push({ statement, op, resolve, reject, trace }));
       this.waiting.set(statement, answer);
       if (!this.scheduled) {
         this.scheduled = true;
@@ -63,6 +68,10 @@ export class PoolReads {
 
   private async send(batch: Pending[]): Promise<void> {
     const started = performance.now();
+    const span = this.tracing.enabled
+      ? historySpan(this.tracing, 'custos.history.read', batch.map((entry) => entry.trace), { 'custos.history.statements': batch.length })
+      : undefined;
+    let failure: unknown;
     try {
       const results = (await this.pool.query(batch.map((entry) => entry.statement).join('; '))) as QueryResult | QueryResult[];
       this.metrics?.phase?.('read', (performance.now() - started) / 1000);
@@ -76,6 +85,8 @@ export class PoolReads {
       for (const op of new Set(batch.map((entry) => entry.op))) this.metrics?.failures(op);
       this.logger.warn({ err: error }, 'event history query failed; the mechanism fails closed');
       for (const entry of batch) entry.reject(error);
+      failure = error;
     }
+    if (span !== undefined) this.tracing.end(span, failure);
   }
 }

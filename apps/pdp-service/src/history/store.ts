@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { EngineEvent, EventHistory, HistoryQuery, TimeSpan, ValueChangedRequest } from '@custos/policy-engine';
-import { onlyRow, type Logger } from '@custos/service-kit';
+import { onlyRow, type Logger, type Tracing } from '@custos/service-kit';
 import { HistoryBatcher } from './batch';
 import { isConnectionError } from './connection';
 import { deploymentOf, NO_DEPLOYMENTS, type Deployments } from './deployments';
@@ -40,6 +40,8 @@ export interface HistoryStoreOptions {
   maxBatch?: number;
   /** Most batches of one action a replica has on their way at once (HistoryBatcher); DEFAULT_IN_FLIGHT by default. */
   inFlight?: number;
+  /** Spans for the batched history statements (history/trace.ts); off when absent. */
+  tracing?: Tracing;
 }
 
 /** Enough for every connection of a busy replica to join one transaction, small enough to keep it short. */
@@ -88,6 +90,7 @@ export class PgHistoryStore {
       metrics: this.options.metrics,
       maxBatch: this.options.maxBatch ?? DEFAULT_MAX_BATCH,
       inFlight: this.options.inFlight ?? DEFAULT_IN_FLIGHT,
+      ...(this.options.tracing === undefined ? {} : { tracing: this.options.tracing }),
       valueChanged: (request, revision, deployments) => new HistoryQueries(this.options.pool, this.options, revision, deployments).valueChanged(request),
     });
     return this.batches;

@@ -100,6 +100,7 @@ export function createAuthZenHandlers(deps: AuthZenRouteDeps): { evaluation: Bat
         const decided = await decideInOrder(decider, active, events, {
           stopAfter: (answer, decision, action) => evaluationStops(semantic, authzen(answer, decision, action.solution).decision),
           slices,
+          headers: req.headers,
         });
         const decisions = decided.map((item) => authzen(item.answer, item.decision, item.action.solution));
         const answer: AuthZenDecision | AccessEvaluationsResponse = parsed.value.single && decisions[0] !== undefined ? decisions[0] : { evaluations: decisions };

@@ -219,7 +219,7 @@ export function createDecisionHandler(deps: DecisionRouteDeps): DecisionHandler 
   };
 
   const decideNow = (call: EventCall, active: ActivePolicySet, event: EngineEvent, action: EventAction): void => {
-    const result = runDecision(decider, { active, event, solution: action.solution, explain: call.explain, uuid: call.uuid });
+    const result = runDecision(decider, { active, event, solution: action.solution, explain: call.explain, uuid: call.uuid, headers: call.req.headers });
     if (result instanceof Promise) result.then((done) => step(call, () => afterDecision(call, active, action, done, event)), (error: unknown) => fail(call, error));
     else afterDecision(call, active, action, result, event);
   };

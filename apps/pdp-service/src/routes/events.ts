@@ -77,7 +77,7 @@ export function createEventsHandler(deps: BatchRouteDeps): BatchHandler {
       if (events.some(({ action }) => !principal.mayAccess(action.solution))) throw foreignSolution(SCOPES.eventDecide);
       const active = await activeSetFor(req, policies, waitMs);
 
-      const decided = await decideInOrder(decider, active, events, { slices });
+      const decided = await decideInOrder(decider, active, events, { slices, headers: req.headers });
       const answer: DecisionBatch = { decisions: decided.map((item) => item.answer) };
       writeDecisionAnswer(res, JSON.stringify(answer), active.revision, requestId);
       recordBatch(decisionLog, metrics, decided, { route: EVENTS_PATH, requestId, clientId: principal.clientId, revision: active.revision, started, records: decider.records });

@@ -1,5 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import type { RouteHandlers, ServiceApp } from '../http/app';
+import type { Tracing } from '../tracing/tracing';
+import { traceRequest } from '../tracing/http';
 import { bodyReader, paramsReader } from './request-input';
 import { expressPath, type Route } from './route';
 
@@ -8,6 +10,8 @@ export interface MountOptions<D = unknown> {
   authorize?: (scope: string) => RequestHandler | RequestHandler[];
   /** Middleware run before everything else of a route (the audit trail's record of the attempt), or none. */
   before?: (route: Route<D>) => RequestHandler | undefined;
+  /** When on, each request is one server span (`<method> <path template>`) continuing its `traceparent`. */
+  tracing?: Tracing;
 }
 
 /**
@@ -24,8 +28,11 @@ export function routeHandlers<D>(route: Route<D>, deps: D, options: MountOptions
     const body = await readBody(req);
     await route.handler(req, res, { deps, params, query, body });
   };
+  const { tracing } = options;
+  const traced: RequestHandler[] = tracing?.enabled === true ? [(req, res, next) => traceRequest(tracing, route.path, req, res, () => next())] : [];
+  // The span first, so that it covers the audit record of the attempt and the guard too.
   const first = options.before?.(route);
-  const leading = first === undefined ? [] : [first];
+  const leading = first === undefined ? traced : [...traced, first];
   if (route.scope === undefined) return [...leading, run];
   if (!options.authorize) throw new Error(`route \`${route.method} ${route.path}\` needs a scope but no authorize was given`);
   const guard = options.authorize(route.scope);
