@@ -52,8 +52,8 @@ export async function run(options = {}) {
 
     const pdp = await core.startPdp({ label: 'pdp-http-info' });
     const pdpQuiet = await core.startPdp({ label: 'pdp-http-warn' }, { LOG_LEVEL: 'warn' });
-    // Issue 24: the same pdp without decision records on the stream (PDP_DECISION_RECORDS=off), to price them.
-    const pdpNoRecords = await core.startPdp({ label: 'pdp-http-no-records' }, { PDP_DECISION_RECORDS: 'off' });
+    // Issue 24: the same pdp publishing decision records to the stream (PDP_DECISION_RECORDS=on; off by default), to price them.
+    const pdpRecords = await core.startPdp({ label: 'pdp-http-records' }, { PDP_DECISION_RECORDS: 'on' });
     // BENCH_PDP_BASELINE_MAIN=<main.js of another build>: that build too, side by side, to price a change of the hot path.
     const baselineMain = process.env.BENCH_PDP_BASELINE_MAIN;
     const baseline = baselineMain ? await core.startPdp({ label: 'pdp-http-baseline', main: baselineMain }) : undefined;
@@ -78,7 +78,7 @@ export async function run(options = {}) {
       { key: 'floor', label: 'bare node:http (floor)', url: `${floorUrl}/event`, pid: floorProc.pid },
       { key: 'pdp', label: 'pdp, decision log on (info)', url: `${pdp.url}/event`, pid: pdp.pid },
       { key: 'pdpQuiet', label: 'pdp, LOG_LEVEL=warn', url: `${pdpQuiet.url}/event`, pid: pdpQuiet.pid },
-      { key: 'pdpNoRecords', label: 'pdp, log on, decision records off', url: `${pdpNoRecords.url}/event`, pid: pdpNoRecords.pid },
+      { key: 'pdpRecords', label: 'pdp, log on, decision records on', url: `${pdpRecords.url}/event`, pid: pdpRecords.pid },
       ...(baseline ? [{ key: 'baseline', label: `baseline build (${baselineMain}), log on`, url: `${baseline.url}/event`, pid: baseline.pid }] : []),
     ];
     // Each run also measures the server's CPU time per request (/proc/<pid>/stat, all threads and the
@@ -105,7 +105,7 @@ export async function run(options = {}) {
     );
     const rssAfterLoad = lib.rssMb(pdp.pid);
     // What became of the records of the pdp with records on: published, or dropped by a full buffer.
-    const recordCounts = decisionRecordCounts((await lib.request('GET', `${pdp.url}/metrics`)).text);
+    const recordCounts = decisionRecordCounts((await lib.request('GET', `${pdpRecords.url}/metrics`)).text);
 
     const summary = {};
     for (const variant of variants) {
@@ -143,7 +143,7 @@ export async function run(options = {}) {
     // Open loop at half the pdp's maximum: the pdp and the floor at the same rate, alternating, two runs each.
     const openRate = Math.max(100, Math.round(summary.pdp.rps / 2 / 100) * 100);
     const openSeconds = quick ? 3 : 10;
-    const openVariants = variants.filter((variant) => variant.key !== 'pdpQuiet' && variant.key !== 'pdpNoRecords');
+    const openVariants = variants.filter((variant) => variant.key !== 'pdpQuiet' && variant.key !== 'pdpRecords');
     const openRuns = Object.fromEntries(openVariants.map((variant) => [variant.key, []]));
     lib.log(`open loop at ${openRate}/s (half the pdp's median), ${openSeconds} s per run`);
     for (let run = 0; run < 2; run++) {
@@ -232,10 +232,10 @@ export async function run(options = {}) {
       `Load average before and after: ${loadBefore.map((l) => lib.fmt(l, 2)).join(' ')} → ${loadavg().map((l) => lib.fmt(l, 2)).join(' ')} (${cpus().length} cores).`,
       `The decision log costs ${lib.fmt(summary.pdp.cpuUs - summary.pdpQuiet.cpuUs, 1)} µs CPU per decision (info vs warn, same run); ` +
         `by CPU the pdp reaches ${lib.fmt(summary.pdp.cpuRatio, 2)} × floor with it and ${lib.fmt(summary.pdpQuiet.cpuRatio, 2)} × without.`,
-      `Decision records (issue 24) cost ${lib.fmt(summary.pdp.cpuUs - summary.pdpNoRecords.cpuUs, 1)} µs CPU per decision in the pdp ` +
-        `(${lib.fmt(summary.pdp.cpuUs, 1)} µs with them, ${lib.fmt(summary.pdpNoRecords.cpuUs, 1)} µs without, same run; NATS's own work is not counted); ` +
-        `by CPU the pdp reaches ${lib.fmt(summary.pdp.cpuRatio, 2)} × floor with them and ${lib.fmt(summary.pdpNoRecords.cpuRatio, 2)} × without, ` +
-        `by req/s ${lib.fmt(summary.pdp.ratio, 2)} × and ${lib.fmt(summary.pdpNoRecords.ratio, 2)} ×. Records of the pdp with them: ` +
+      `Decision records (issue 24, PDP_DECISION_RECORDS=on) cost ${lib.fmt(summary.pdpRecords.cpuUs - summary.pdp.cpuUs, 1)} µs CPU per decision in the pdp ` +
+        `(${lib.fmt(summary.pdpRecords.cpuUs, 1)} µs with them, ${lib.fmt(summary.pdp.cpuUs, 1)} µs without, same run; NATS's own work is not counted); ` +
+        `by CPU the pdp reaches ${lib.fmt(summary.pdpRecords.cpuRatio, 2)} × floor with them and ${lib.fmt(summary.pdp.cpuRatio, 2)} × without, ` +
+        `by req/s ${lib.fmt(summary.pdpRecords.ratio, 2)} × and ${lib.fmt(summary.pdp.ratio, 2)} ×. Records of the pdp with them: ` +
         `${lib.fmt(recordCounts.published)} published, ${lib.fmt(recordCounts.dropped)} dropped (buffer full), ${lib.fmt(recordCounts.failed)} failed.`,
       ...(floorMax > 1.5 * floorMin
         ? [
@@ -296,9 +296,9 @@ export async function run(options = {}) {
         ),
         lib.target(
           'errors under load',
-          String(summary.pdp.problems + summary.pdpQuiet.problems + summary.pdpNoRecords.problems + light.errors + light.timeouts + light.non2xx + openFailed),
+          String(summary.pdp.problems + summary.pdpQuiet.problems + summary.pdpRecords.problems + light.errors + light.timeouts + light.non2xx + openFailed),
           '0',
-          summary.pdp.problems + summary.pdpQuiet.problems + summary.pdpNoRecords.problems + light.errors + light.timeouts + light.non2xx + openFailed === 0,
+          summary.pdp.problems + summary.pdpQuiet.problems + summary.pdpRecords.problems + light.errors + light.timeouts + light.non2xx + openFailed === 0,
         ),
       ],
       notes,

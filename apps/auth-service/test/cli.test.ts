@@ -114,6 +114,24 @@ describe('clients CLI', () => {
     expect((await cli(['delete', 'a\u0000b'])).code).toBe(1);
   });
 
+  it('records every change of a client in the audit trail, by the operating-system user, as the admin API does', async () => {
+    const created = await cli(['create', '--solutions', 'acme', '--scopes', 'event:decide']);
+    const id = field(created.out, 'client_id')!;
+    expect((await cli(['rotate-secret', id, '--revoke-tokens'])).code).toBe(0);
+    expect((await cli(['delete', id])).code).toBe(0);
+    expect((await cli(['delete', id])).code).toBe(1);
+    const records = await env.pool.query<{ who: string; operation: string; outcome: string }>(
+      'SELECT who, operation, outcome FROM auth.audit_records WHERE target = $1 ORDER BY seq',
+      [id],
+    );
+    expect(records.rows.map((row) => [row.operation, row.outcome])).toEqual([
+      ['client.create', 'accepted'],
+      ['client.rotate-secret', 'accepted'],
+      ['client.delete', 'accepted'],
+    ]);
+    for (const row of records.rows) expect(row.who).toMatch(/^cli(:.+)?$/);
+  });
+
   it('reads a key id that begins with a dash as a value, not an option', async () => {
     // Key ids are base64url thumbprints; about one in 32 begins with `-`.
     const answer = await cli(['retire-key', '-bNUdOpu313oHmSRlcdd1K3WDX9GWdaNQzYITqtm1Hw']);

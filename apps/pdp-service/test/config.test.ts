@@ -18,6 +18,12 @@ describe('readPdpConfig', () => {
     });
   });
 
+  it('publishes decision records only when asked (they cost CPU on every decision)', () => {
+    expect(readPdpConfig({}, 'box').decisionRecords.enabled).toBe(false);
+    expect(readPdpConfig({ PDP_DECISION_RECORDS: 'on' }, 'box').decisionRecords.enabled).toBe(true);
+    expect(() => readPdpConfig({ PDP_DECISION_RECORDS: 'yes' }, 'box')).toThrow(ConfigError);
+  });
+
   it('reads every pdp variable', () => {
     const config = readPdpConfig(
       {

@@ -34,6 +34,8 @@ export async function startConsoleStack(replicas: number): Promise<ConsoleStack>
     PDP_URL: `http://127.0.0.1:${pdpPorts[0] ?? 0}`,
     BOOTSTRAP_CLIENT_ID: ADMIN.id,
     BOOTSTRAP_CLIENT_SECRET: ADMIN.secret,
+    // The Decisions page reads decision records, which pdps publish only when asked (off by default).
+    PDP_DECISION_RECORDS: 'on',
   };
   const started: RunningService[] = [];
   const stop = async () => {

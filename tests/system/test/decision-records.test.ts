@@ -23,8 +23,8 @@ describe('decision records across replicas', () => {
   let revision: number;
 
   beforeAll(async () => {
-    // A short flush so records reach the stream soon; the bounds are the pdp's configuration.
-    stack = await startStack({ natsUrl: TEST_NATS_URL, replicas: 2, admin: { id: 'admin', secret: 'change-me-now-0123' }, extraEnv: { PDP_DECISION_RECORDS_FLUSH_MS: '20' } });
+    // Records on (they are off by default) with a short flush so they reach the stream soon.
+    stack = await startStack({ natsUrl: TEST_NATS_URL, replicas: 2, admin: { id: 'admin', secret: 'change-me-now-0123' }, extraEnv: { PDP_DECISION_RECORDS: 'on', PDP_DECISION_RECORDS_FLUSH_MS: '20' } });
     token = await stack.adminToken();
     revision = await deploy(stack, token, inhibitAll('acme', 'no-delete', 'delete'));
     scratch = await mkdtemp(path.join(tmpdir(), 'custos-decisions-'));

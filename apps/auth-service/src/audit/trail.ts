@@ -1,7 +1,6 @@
 import { userInfo } from 'node:os';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { AuditLog, type Logger, type ServiceMetrics } from '@custos/service-kit';
-import type { KeyAudit } from '../keys/rotation';
 
 /** auth's own audit trail (`auth.audit_records`, migration 1796000000000). */
 export const authAuditLog = (pool: Pool, logger: Logger, metrics?: ServiceMetrics): AuditLog =>
@@ -16,8 +15,11 @@ function commandUser(): string {
   }
 }
 
-/** The audit record of a key change made on the command line, in the change's transaction. */
-export function commandAudit(pool: Pool, logger: Logger): KeyAudit {
+/** Records a change made on the command line (a key's, a client's) in the change's transaction `client`. */
+export type CommandAudit = (client: PoolClient, operation: string, target: string) => Promise<void>;
+
+/** The audit record of a change made on the command line, in the change's transaction, by `cli:<user>`. */
+export function commandAudit(pool: Pool, logger: Logger): CommandAudit {
   const log = authAuditLog(pool, logger);
   return (client, operation, kid) => log.recordCommand(client, commandUser(), operation, kid);
 }

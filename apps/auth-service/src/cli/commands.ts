@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { Pool } from 'pg';
 import { ALL_SCOPES } from '@custos/contracts';
-import { HttpProblem, type Logger, type RevocationEntry } from '@custos/service-kit';
+import { HttpProblem, withTransaction, type Logger, type RevocationEntry } from '@custos/service-kit';
 import { isPossibleClientId } from '../clients/authenticate';
 import { ClientStore } from '../clients/client-store';
 import { toView } from '../clients/view';
@@ -125,9 +125,10 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
     return first;
   };
   const clients = new ClientStore(pool);
-  /** Revokes every token of `id` issued so far and tells pap and pdp, or says when they learn it. */
-  const revokeTokensOf = async (id: string) => {
-    const entry = await new RevocationStore(pool).revokeClient(id, Date.now());
+  // A change of a client is audited as the HTTP routes audit it: its record in the change's transaction (who: cli:<user>).
+  const audit = commandAudit(pool, context.logger);
+  /** Tells pap and pdp of a revocation, or says when they learn it. */
+  const announce = async (entry: RevocationEntry) => {
     if (!(await context.announce([entry]))) output.err('note: nats unreachable; pap and pdp refuse its tokens after their next poll of auth (within 5 s)');
   };
 
@@ -147,7 +148,11 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
         describeProblem(error, output);
         return EXIT.refused;
       }
-      const { client, secret } = await registerClient(clients, valid);
+      const { client, secret } = await withTransaction(pool, async (tx) => {
+        const registered = await registerClient(new ClientStore(tx), valid);
+        await audit(tx, 'client.create', registered.client.id);
+        return registered;
+      });
       if (json) {
         output.out(JSON.stringify({ ...toView(client), client_secret: secret }));
       } else {
@@ -174,13 +179,21 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
     }
     case 'delete': {
       const id = onlyArgument('one client id');
-      const deleted = isPossibleClientId(id) && (await clients.delete(id));
-      if (json) output.out(JSON.stringify(deleted));
-      if (!deleted) {
+      // The client, the revocation of its tokens and the audit record: all or nothing, as over HTTP.
+      const revoked = !isPossibleClientId(id)
+        ? undefined
+        : await withTransaction(pool, async (tx) => {
+            if (!(await new ClientStore(tx).delete(id))) return undefined;
+            const entry = await new RevocationStore(tx).revokeClient(id, Date.now());
+            await audit(tx, 'client.delete', id);
+            return entry;
+          });
+      if (json) output.out(JSON.stringify(revoked !== undefined));
+      if (revoked === undefined) {
         output.err(`no client \`${id.slice(0, 128)}\``);
         return EXIT.refused;
       }
-      await revokeTokensOf(id);
+      await announce(revoked);
       if (!json) {
         output.out(`deleted ${id}`);
         output.err('its tokens are revoked: pap and pdp refuse them within seconds instead of when they expire; it cannot get new ones');
@@ -190,13 +203,21 @@ export async function runCommand(pool: Pool, argv: readonly string[], output: Cl
     case 'rotate-secret': {
       const id = onlyArgument('one client id');
       const secret = generateSecret();
-      const rotated = isPossibleClientId(id) && (await clients.setSecretHash(id, await hashSecret(secret)));
-      if (!rotated) {
+      const secretHash = await hashSecret(secret);
+      const revoke = values['revoke-tokens'] === true;
+      const rotated = !isPossibleClientId(id)
+        ? undefined
+        : await withTransaction(pool, async (tx) => {
+            if (!(await new ClientStore(tx).setSecretHash(id, secretHash))) return undefined;
+            const entry = revoke ? await new RevocationStore(tx).revokeClient(id, Date.now()) : undefined;
+            await audit(tx, 'client.rotate-secret', id);
+            return { entry };
+          });
+      if (rotated === undefined) {
         output.err(`no client \`${id.slice(0, 128)}\``);
         return EXIT.refused;
       }
-      const revoke = values['revoke-tokens'] === true;
-      if (revoke) await revokeTokensOf(id);
+      if (rotated.entry !== undefined) await announce(rotated.entry);
       if (json) output.out(JSON.stringify({ client_id: id, client_secret: secret }));
       else {
         output.out(`client_id:     ${id}`);
