@@ -53,6 +53,8 @@ test('shows accepted and refused changes, and filters them by outcome', async ()
   await page.getByLabel('Outcome').selectOption('refused');
   await page.getByRole('button', { name: 'Filter' }).click();
   await page.getByRole('row', { name: /accepted 201/ }).waitFor({ state: 'detached' });
+  // The filtered page replaces the table; its rows come with the answer, after the accepted row is gone.
+  await page.getByRole('row', { name: /refused 409/ }).waitFor();
   expect(await page.getByRole('row', { name: /refused 409/ }).count()).toBe(1);
   await browser.screenshot('24-03-audit-page-refused');
 }, 90_000);

@@ -95,7 +95,7 @@ describe('the Solutions page', () => {
 
     // A solution name the form lets through (its characters are right) but pap refuses: 129 letters, over its limit.
     await show('a'.repeat(129));
-    await alert.getByText(/is not a solution name/).waitFor();
+    await alert.getByText(/129 characters long; it may have at most 128/).waitFor();
     // The refused name's settings are not offered for editing.
     expect(await page.getByLabel('Default decision').count()).toBe(0);
     expect(await page.getByRole('status').count()).toBe(0);

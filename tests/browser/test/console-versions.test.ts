@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { waitFor } from '@custos/test-kit';
 import { launch, unlabelledControls, type Browser } from './browser';
 import { ADMIN, adminToken, startConsoleStack, type ConsoleStack } from './console-stack';
 import { walkthroughPolicy } from './readme';
@@ -106,9 +107,15 @@ describe('the History tab of a policy', () => {
     // From 1 to 3: both edits, the constant and the reason.
     await compare.getByLabel('From version', { exact: true }).selectOption('1');
     await compare.getByText('From version 1 to version 3').waitFor();
-    const deleted = await compare.locator('.cm-deletedChunk').allInnerTexts();
-    expect(deleted.join('\n')).toContain('value="Mallory"');
-    expect(deleted.join('\n')).toContain('Mallory is never shown');
+    // The caption changes at once, the merge view's chunks when it has compared the texts again.
+    const deleted = await waitFor(
+      async () => {
+        const texts = (await compare.locator('.cm-deletedChunk').allInnerTexts()).join('\n');
+        return texts.includes('value="Mallory"') ? texts : undefined;
+      },
+      { what: 'the diff from version 1 to version 3' },
+    );
+    expect(deleted).toContain('Mallory is never shown');
     expect((await compare.locator('.cm-changedLine').allInnerTexts()).join('\n')).toMatch(/value="Eve"[\s\S]*Eve is never shown/);
     expect(await unlabelledControls(page)).toEqual([]);
     await browser.screenshot('24-01-history-diff');
