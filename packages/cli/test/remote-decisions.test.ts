@@ -32,6 +32,7 @@ describe('decisions command', () => {
   const answer = (request: RecordedRequest): Reply => {
     if (request.url === `/ws/decisions/${ID}`) return { json: record };
     if (request.url.startsWith('/ws/decisions/')) return problemReply(404, 'not_found', 'no record of decision `x`');
+    if (request.url.includes('solution=nobody')) return { json: { records: [], truncated: false } };
     return { json: { records: [record], truncated: true } };
   };
 
@@ -56,6 +57,13 @@ describe('decisions command', () => {
     expect(Object.fromEntries(url.searchParams)).toEqual({ solution: 'acme', outcome: 'inhibit', from: '2026-11-27T09:00:00Z', limit: '5' });
     expect(run.out).toBe(`2026-11-27T10:00:00.000Z ${ID} acme urn:action:acme:delete inhibit revision 4 client admin replica pdp-a\n`);
     expect(run.err).toContain('more records match');
+  });
+
+  it('prints nothing for an empty search and says on stderr why records may be missing', async () => {
+    const run = await cli('decisions', '--solution', 'nobody');
+    expect(run.code).toBe(0);
+    expect(run.out).toBe('');
+    expect(run.err).toContain('PDP_DECISION_RECORDS=on');
   });
 
   it('prints one record in full by its id', async () => {

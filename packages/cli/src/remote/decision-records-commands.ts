@@ -85,6 +85,8 @@ export function registerDecisionRecordCommands(program: Command, context: Remote
         first.records.forEach(print);
         if (options.follow !== true) {
           if (first.truncated) context.err(`(more records match: the newest ${first.records.length} are shown; narrow the search or raise --limit)\n`);
+          // An empty answer is most often a stack whose pdps do not publish records (off by default).
+          if (first.records.length === 0) context.err('no decision record matches (pdps publish records only with PDP_DECISION_RECORDS=on)\n');
           return REMOTE_EXIT.ok;
         }
         await follow(first.records, search, print, options.intervalMs ?? 1000);

@@ -95,7 +95,13 @@ export function DecisionsPage({ ctx, openId }: { ctx: ConsoleContext; openId: st
 }
 
 function RecordTable({ answer, openId }: { answer: DecisionRecordsAnswer; openId: string }) {
-  if (answer.records.length === 0) return <p>No decision record matches.</p>;
+  if (answer.records.length === 0) {
+    return (
+      <p>
+        No decision record matches. The pdps publish records only when they run with <code>PDP_DECISION_RECORDS=on</code>.
+      </p>
+    );
+  }
   return (
     <div class="table-wrap">
       <table>
