@@ -168,7 +168,15 @@ describe('the History tab of a policy', () => {
     // The diff now starts at the restore: version 3's Eve back to version 1's Mallory.
     const compare = page.getByRole('region', { name: 'Compare two versions' });
     await compare.getByText('From version 3 to version 4').waitFor();
-    expect((await compare.locator('.cm-deletedChunk').allInnerTexts()).join('\n')).toMatch(/value="Eve"[\s\S]*Eve is never shown/);
+    // As above: the chunks come when the merge view has compared the texts, after the caption.
+    const removed = await waitFor(
+      async () => {
+        const texts = (await compare.locator('.cm-deletedChunk').allInnerTexts()).join('\n');
+        return texts === '' ? undefined : texts;
+      },
+      { what: 'the diff from version 3 to version 4' },
+    );
+    expect(removed).toMatch(/value="Eve"[\s\S]*Eve is never shown/);
     await browser.screenshot('24-05-history-after-restore');
   }, 60_000);
 
