@@ -7,7 +7,7 @@ import {
   TOKEN_AUDIENCE,
   TOKEN_ISSUER,
 } from '@custos/contracts';
-import { serviceDocument } from '@custos/service-kit';
+import { jwtBearerScheme, serviceDocument } from '@custos/service-kit';
 import { TOKEN_LIFETIME_SECONDS } from './oauth/access-token';
 import { AUTH_ROUTES } from './routes/table';
 
@@ -29,14 +29,13 @@ export const openapi = serviceDocument({
     { name: 'oauth', description: 'tokens and keys' },
     { name: 'clients', description: 'client administration (scope `client:admin`)' },
     { name: 'audit', description: 'auth\'s audit trail (scope `audit:read`)' },
-    { name: 'operations', description: 'health, metrics, documentation' },
   ],
   security: [{ bearer: [] }],
   readiness: 'Ready when the database answers and a signing key is loaded.',
   routes: AUTH_ROUTES,
   components: {
     securitySchemes: {
-      bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'an access token with `client:admin`' },
+      bearer: jwtBearerScheme('an access token with `client:admin`'),
       basic: { type: 'http', scheme: 'basic', description: 'client id and secret, each form-urlencoded first' },
     },
     headers: {

@@ -1,5 +1,5 @@
 import { componentSchema, interfaceSchema, pepInterfaceSchema, policyIdSchema, policySchema, problemSchema, timerIdSchema, timerSchema } from '@custos/contracts';
-import { serviceDocument } from '@custos/service-kit';
+import { jwtBearerScheme, serviceDocument } from '@custos/service-kit';
 import { CONSOLE_ROUTES } from './console/routes';
 import { PAP_ROUTES } from './routes/table';
 
@@ -10,7 +10,6 @@ const TAGS = [
   { name: 'policies', description: 'policies and their deployment' },
   { name: 'timers', description: 'timers and their deployment' },
   { name: 'audit', description: 'the audit trail of management, auth\'s records merged (scope `audit:read`)' },
-  { name: 'operations', description: 'health, replicas, console, documentation' },
 ];
 const tagOf = (path: string) =>
   path.startsWith('/ws/component') ? 'components' : path.startsWith('/ws/policy') ? 'policies' : path.startsWith('/ws/timer') ? 'timers' : 'operations';
@@ -26,12 +25,13 @@ export const openapi = serviceDocument({
       'new gap-free revision (header `Policy-Revision`) and reaches the decision points through NATS.',
   },
   tags: TAGS,
+  operations: 'health, replicas, console, documentation',
   tagOf,
   readiness: 'Ready when the database answers; reports the NATS connection state (pap stays ready without NATS: the outbox keeps changes).',
   routes: [...PAP_ROUTES, ...CONSOLE_ROUTES],
   components: {
     securitySchemes: {
-      bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'an access token of auth-service' },
+      bearer: jwtBearerScheme('an access token of auth-service'),
     },
     headers: {
       RetryAfter: { description: 'seconds to wait before trying again', schema: { type: 'integer', minimum: 0 } },

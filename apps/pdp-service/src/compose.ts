@@ -17,7 +17,8 @@ import {
   type Tracing,
 } from '@custos/service-kit';
 import { createApp, type PdpListener } from './app';
-import { CallTargets } from './calls/http-json';
+import type { CallTargets } from './calls/http-json';
+import { composeOutboundCalls } from './calls/outbound';
 import type { PdpConfig } from './config';
 import { Decider } from './decision/decider';
 import type { DecisionRecordBuffer } from './decision-records/buffer';
@@ -27,12 +28,11 @@ import { RetentionJob } from './history/retention';
 import { historySecret } from './history/secret';
 import { PgHistoryStore } from './history/store';
 import { SERVICE_NAME, createPdpMetrics, type PdpMetrics } from './metrics';
-import { HttpPipResolver } from './pip/resolver';
 import { PolicySetFollower } from './policy-set/follower';
 import { LocalPolicyTransport } from './policy-set/local-transport';
 import { NatsPolicyTransport, type PolicyTransport } from './policy-set/transport';
-import { PgExecutionStore } from './pxp/execution-store';
-import { PxpGateway } from './pxp/gateway';
+import type { PxpGateway } from './pxp/gateway';
+import type { HttpPipResolver } from './pip/resolver';
 import { ReplicaStatusPublisher } from './replica-status-publisher';
 import { replicaStatus } from './routes/status';
 import { TimerScheduler } from './timers/scheduler';
@@ -137,57 +137,8 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     metrics: { failures: (op) => metrics.historyFailures.inc({ op }), phase: (phase, seconds) => metrics.historyPhase.observe({ phase }, seconds) },
     tracing,
   });
-  // A refused call is counted every time and logged once per URL: a policy asking it on every decision would
-  // otherwise fill the log with the same line (the PIP resolver says each one at debug level only).
-  const egressRefused = (call: 'pip' | 'pxp') => (url: URL, reason: string, first: boolean) => {
-    metrics.egressRefusals.inc({ call });
-    if (first) logger.warn({ url: `${url.protocol}//${url.host}${url.pathname}`, reason }, `${call} call refused by the egress policy (PDP_CALL_ALLOW); said once per url`);
-  };
-  const pipTargets = new CallTargets({
-    timeoutMs: config.pip.timeoutMs,
-    maxConcurrency: config.pip.maxConcurrency,
-    breakerFailures: config.pip.breakerFailures,
-    breakerOpenMs: config.pip.breakerOpenMs,
-    egress: config.egress,
-    onEgressRefusal: egressRefused('pip'),
-    tracing: { tracing, span: 'custos.pip.call' },
-  });
-  const pxpTargets = new CallTargets({
-    timeoutMs: config.pxp.timeoutMs,
-    maxConcurrency: config.pxp.maxConcurrency,
-    breakerFailures: config.pxp.breakerFailures,
-    breakerOpenMs: config.pxp.breakerOpenMs,
-    egress: config.egress,
-    onEgressRefusal: egressRefused('pxp'),
-    tracing: { tracing, span: 'custos.pxp.call' },
-  });
-  const pip = new HttpPipResolver({
-    targets: pipTargets,
-    logger,
-    cacheEntries: config.pip.cacheEntries,
-    onOutcome: (outcome) => metrics.pipCalls.inc({ outcome }),
-  });
-  const executions = new PgExecutionStore(pool, config.replicaId);
-  const pxp = new PxpGateway({
-    targets: pxpTargets,
-    logger,
-    timeoutMs: config.pxp.timeoutMs,
-    syncTimeoutMs: config.pxp.syncTimeoutMs,
-    attempts: config.pxp.attempts,
-    backoffMs: config.pxp.backoffMs,
-    onOutcome: (kind, outcome) => metrics.pxpExecutions.inc({ kind, outcome }),
-    durable: {
-      store: executions,
-      leaseMs: config.pxp.leaseMs,
-      pollMs: config.pxp.pollMs,
-      // The follower is made below; nothing polls before it started.
-      registry: () => follower.active?.components,
-      onCounts: (counts) => {
-        metrics.pxpExecutionsStored.set({ state: 'pending' }, counts.pending);
-        metrics.pxpExecutionsStored.set({ state: 'failed' }, counts.failed);
-      },
-    },
-  });
+  // The follower is made below; nothing polls for stored executes before it started.
+  const { pipTargets, pxpTargets, pip, pxp, executions } = composeOutboundCalls({ config, logger, metrics, tracing, pool, registry: () => follower.active?.components });
   const { clock } = overrides;
   const decider = new Decider({
     defaultDecision: config.defaultDecision,

@@ -14,7 +14,7 @@ import {
   modifierSchema,
   problemSchema,
 } from '@custos/contracts';
-import { serviceDocument } from '@custos/service-kit';
+import { jwtBearerScheme, serviceDocument } from '@custos/service-kit';
 import { replicaStatusSchema } from './routes/status';
 import { EXECUTION_ROUTES, PDP_ROUTES } from './routes/table';
 
@@ -35,20 +35,15 @@ export const openapi = serviceDocument({
   tags: [
     { name: 'decisions', description: 'what enforcement points ask (scope `event:decide`)' },
     { name: 'authzen', description: 'the OpenID AuthZEN Authorization API 1.0 (scope `event:decide`; the metadata is public)' },
-    { name: 'operations', description: 'status, health, metrics, documentation' },
   ],
+  operations: 'status, health, metrics, documentation',
   security: [],
   tagOf: (path) => (path.startsWith('/event') ? 'decisions' : path.startsWith('/access/') || path === AUTHZEN_PATHS.metadata ? 'authzen' : 'operations'),
   readiness: 'Ready once the first policy snapshot is active.',
   routes: [...PDP_ROUTES, ...EXECUTION_ROUTES],
   components: {
     securitySchemes: {
-      bearer: {
-        type: 'http',
-        scheme: 'bearer',
-        bearerFormat: 'JWT',
-        description: 'an ES256 access token from the auth service (`POST /oauth/token`), verified against its JWKS',
-      },
+      bearer: jwtBearerScheme('an ES256 access token from the auth service (`POST /oauth/token`), verified against its JWKS'),
     },
     schemas: {
       Execution: {

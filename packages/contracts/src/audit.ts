@@ -42,6 +42,7 @@ export type AuditPage = Static<typeof auditPageSchema>;
 /** The filters of `GET /ws/audit` and `GET /audit`, as query parameters. */
 export interface AuditQuery {
   who?: string;
+  /** An exact operation (`policy.deploy`), or a family without a dot (`policy` matches every `policy.*`). */
   operation?: string;
   target?: string;
   outcome?: AuditOutcome;

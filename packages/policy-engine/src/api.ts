@@ -14,12 +14,17 @@ export interface Diagnostic {
   column?: number;
 }
 
-/** A policy that passed every check and is ready to decide. Opaque apart from its metadata. */
-export interface CompiledPolicy {
+/** What a policy says of itself on its root element, the same from validation to the compiled policy. */
+export interface PolicyIdentity {
   readonly id: string;
+  /** The solution of the policy's URN. */
   readonly solution: string;
   readonly name: string | null;
   readonly description: string | null;
+}
+
+/** A policy that passed every check and is ready to decide. Opaque apart from its metadata. */
+export interface CompiledPolicy extends PolicyIdentity {
   /** Action URNs of its mechanisms, in document order, without duplicates. */
   readonly actions: readonly string[];
   /**

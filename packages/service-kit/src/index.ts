@@ -37,4 +37,5 @@ export * from './db/transaction';
 export * from './timing/backoff';
 export * from './timing/sleep';
 export * from './timing/single-flight';
+export * from './nats/stream';
 export * from './audit';

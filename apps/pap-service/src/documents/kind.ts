@@ -18,3 +18,18 @@ export interface DocumentKind<M extends DocumentMetadata, R> {
 
 /** Policy and timer bodies up to 5 MiB (api.md §4; the hardened reader refuses anything larger anyway). */
 export const DOCUMENT_BODY_LIMIT = 5 * 1024 * 1024;
+
+/**
+ * What policies and timers show alike, around the metadata of their kind: id, metadata, deployment, XML and times,
+ * in the order the answers have always had.
+ */
+export function documentResource<M extends DocumentMetadata, T extends object>(row: DocumentRow<M>, metadata: T) {
+  return {
+    id: { identifier: row.id },
+    ...metadata,
+    deployed: row.deployed,
+    xml: row.xml,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at.toISOString(),
+  };
+}

@@ -1,5 +1,5 @@
 import type { Policy } from '@custos/contracts';
-import type { DocumentKind } from './kind';
+import { documentResource, type DocumentKind } from './kind';
 import { validatePolicy } from './policy-validation';
 import { POLICY_TREE } from './policy-tree';
 
@@ -10,14 +10,6 @@ export const POLICY_KIND: DocumentKind<PolicyMetadata, Policy> = {
   name: 'policy',
   table: { name: 'pap.policies', versions: 'pap.policy_versions', metadata: ['name', 'description'], tree: POLICY_TREE, tracksDeployment: true },
   validate: validatePolicy,
-  toResource: (row) => ({
-    id: { identifier: row.id },
-    name: row.name,
-    description: row.description,
-    deployed: row.deployed,
-    xml: row.xml,
-    createdAt: row.created_at.toISOString(),
-    updatedAt: row.updated_at.toISOString(),
-  }),
+  toResource: (row) => documentResource(row, { name: row.name, description: row.description }),
   listsDeployed: true,
 };

@@ -1,5 +1,6 @@
-import { DiscardPolicy, nanos, RetentionPolicy, StorageType, type NatsConnection, type NatsError } from 'nats';
+import { nanos, type NatsConnection } from 'nats';
 import { policySubjects } from '@custos/contracts';
+import { ensureStream } from '@custos/service-kit';
 
 export interface StreamSettings {
   /** How long changes stay in the stream. */
@@ -19,7 +20,6 @@ export const DEFAULT_STREAM_SETTINGS: StreamSettings = {
   duplicateWindowMs: 2 * 60 * 1000,
 };
 
-const STREAM_NOT_FOUND = 10059;
 /** Three copies survive the loss of any one server with a quorum left; more only slow every write down. */
 const MAX_DEFAULT_REPLICAS = 3;
 
@@ -43,34 +43,11 @@ export async function ensurePolicyStream(
   settings: StreamSettings = DEFAULT_STREAM_SETTINGS,
 ): Promise<void> {
   const subjects = policySubjects(prefix);
-  const jsm = await nc.jetstreamManager();
   const derived = Math.min(MAX_DEFAULT_REPLICAS, clusterSize(nc.info));
-  const replicas = settings.replicas ?? derived;
-  const wanted = {
+  await ensureStream(nc, subjects.stream, (current) => ({
     subjects: [subjects.changes],
     max_age: nanos(settings.maxAgeMs),
     duplicate_window: nanos(settings.duplicateWindowMs),
-  };
-  try {
-    const info = await jsm.streams.info(subjects.stream);
-    const config = info.config;
-    const numReplicas = settings.replicas === undefined ? Math.max(config.num_replicas, derived) : settings.replicas;
-    const same =
-      config.subjects.length === 1 &&
-      config.subjects[0] === subjects.changes &&
-      config.max_age === wanted.max_age &&
-      config.duplicate_window === wanted.duplicate_window &&
-      config.num_replicas === numReplicas;
-    if (!same) await jsm.streams.update(subjects.stream, { ...wanted, num_replicas: numReplicas });
-  } catch (error) {
-    if ((error as NatsError).api_error?.err_code !== STREAM_NOT_FOUND) throw error;
-    await jsm.streams.add({
-      name: subjects.stream,
-      ...wanted,
-      retention: RetentionPolicy.Limits,
-      storage: StorageType.File,
-      discard: DiscardPolicy.Old,
-      num_replicas: replicas,
-    });
-  }
+    num_replicas: settings.replicas ?? (current === undefined ? derived : Math.max(current.num_replicas, derived)),
+  }));
 }

@@ -1,16 +1,14 @@
 import { SCOPES } from '@custos/contracts';
 import { jsonResponse, problems } from '@custos/service-kit';
 import { findComponent } from '../store/components';
-import { componentIdParam, papRoute } from './context';
+import { componentOperation, papRoute } from './context';
 import { badId, common, problem, ref } from './responses';
 
 /** `GET /ws/component/{identifier}`: the component as registered; 404 if unknown. */
 export const getComponent = papRoute({
   method: 'get',
-  path: '/ws/component/{identifier}',
   summary: 'look up a component',
-  scope: SCOPES.componentRead,
-  params: { identifier: componentIdParam(SCOPES.componentRead) },
+  ...componentOperation(SCOPES.componentRead),
   responses: { 200: jsonResponse('the component as registered', ref('Component')), 400: badId, 404: problem('no such component'), ...common },
   handler: async (_req, res, { deps, params }) => {
     const { id } = params.identifier;

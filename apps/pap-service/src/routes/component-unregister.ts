@@ -1,7 +1,7 @@
 import { SCOPES } from '@custos/contracts';
 import { deleteComponent } from '../store/components';
 import { audited, revisionOf } from './audited';
-import { componentIdParam, papRoute, sendBoolean } from './context';
+import { componentOperation, papRoute, sendBoolean } from './context';
 import { badId, booleanAnswer, common } from './responses';
 
 /**
@@ -10,10 +10,8 @@ import { badId, booleanAnswer, common } from './responses';
  */
 export const unregisterComponent = papRoute({
   method: 'delete',
-  path: '/ws/component/{identifier}',
   summary: 'unregister a component',
-  scope: SCOPES.componentWrite,
-  params: { identifier: componentIdParam(SCOPES.componentWrite) },
+  ...componentOperation(SCOPES.componentWrite),
   responses: {
     200: booleanAnswer('`true` when it was registered, else `false`; removing a PIP/PXP gets a new revision (`Policy-Revision`)', true),
     400: badId,

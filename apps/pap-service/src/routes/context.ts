@@ -86,7 +86,7 @@ export const documentIdParam = (kind: 'policy' | 'timer', scope: string) =>
   urnParam<ParsedUrn>(urnPatternOf(kind), (id) => parseUrn(kind, id), kind, `urn:${kind}:<solution>:<name>`, scope, `urn:${kind}:acme:${kind === 'policy' ? 'mask-names' : 'nightly'}`);
 
 /** `/ws/component/{identifier}`: the component id, checked as urnParam says. */
-export const componentIdParam = (scope: string) =>
+const componentIdParam = (scope: string) =>
   urnParam<ParsedComponentUrn>(
     COMPONENT_URN_PATTERN,
     parseComponentUrn,
@@ -95,6 +95,9 @@ export const componentIdParam = (scope: string) =>
     scope,
     'urn:component:acme:pip:hr',
   );
+
+/** What every operation on one component declares alike: its path, its scope, and its id checked for that scope. */
+export const componentOperation = (scope: string) => ({ path: '/ws/component/{identifier}', scope, params: { identifier: componentIdParam(scope) } });
 
 /** A JSON boolean literal, optionally with the revision of the deployed set. */
 export function sendBoolean(res: Response, value: boolean, revision?: number, status = 200): void {

@@ -1,19 +1,12 @@
 import type { Pool } from 'pg';
-import { type AuditOutcome, type AuditRecord, type AuditCursor } from '@custos/contracts';
+import { type AuditOutcome, type AuditQuery, type AuditRecord, type AuditCursor } from '@custos/contracts';
 
-/** The filters of a page of the trail, checked by the route. */
-export interface AuditFilter {
-  who?: string;
-  /** An exact operation (`policy.deploy`), or a family without a dot (`policy` matches every `policy.*`). */
-  operation?: string;
-  target?: string;
-  outcome?: AuditOutcome;
-  since?: string;
-  until?: string;
+/** The filters of a page of the trail, checked by the route: the wire's query with its cursor read and its limit set. */
+export type AuditFilter = Omit<AuditQuery, 'limit' | 'cursor'> & {
   /** Records after this one in the trail's order (newest first). */
   after?: AuditCursor;
   limit: number;
-}
+};
 
 interface AuditRow {
   seq: string;

@@ -5,7 +5,7 @@ import {
   AUDIT_OUTCOMES,
   decodeAuditCursor,
   ERROR_CODES,
-  type AuditOutcome,
+  type AuditQuery,
 } from '@custos/contracts';
 import { problems } from '../http/problem';
 import type { ParamSpecs } from '../routes/route';
@@ -30,16 +30,8 @@ export const AUDIT_QUERY_PARAMS = {
   cursor: { schema: Type.String({ maxLength: 128 }), description: 'the `next` of the page before' },
 } satisfies ParamSpecs;
 
-export interface AuditQueryValues {
-  who?: string | undefined;
-  operation?: string | undefined;
-  target?: string | undefined;
-  outcome?: AuditOutcome | undefined;
-  since?: string | undefined;
-  until?: string | undefined;
-  limit?: number | undefined;
-  cursor?: string | undefined;
-}
+/** The checked query values, as the route's handler has them: the wire's query, any member absent. */
+type AuditQueryValues = { [K in keyof AuditQuery]?: AuditQuery[K] | undefined };
 
 /** The filter of checked query values; a 400 naming `cursor` when it is not one this trail gave. */
 export function auditFilterOf(query: AuditQueryValues): AuditFilter {

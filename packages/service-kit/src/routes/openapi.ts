@@ -4,7 +4,13 @@ import type { BodySpec, ParamSpecs, ResponseSpec, Route } from './route';
 /** The OpenAPI 3.1 document of a service: everything but `paths` is given, `paths` comes from the route table. */
 export interface ServiceDocumentOptions<C extends object> {
   info: { title: string; version: string; description: string };
+  /** The service's own tags; the `operations` tag follows them. */
   tags?: ReadonlyArray<{ name: string; description: string }>;
+  /**
+   * The description of the `operations` tag, which holds the health, metrics and documentation operations this adds
+   * and the service's own routes it tags so (default: just those it adds).
+   */
+  operations?: string;
   /** Top-level `security`, for services whose operations mostly share one. */
   security?: readonly object[];
   components: C;
@@ -81,6 +87,9 @@ function operation(route: Route<never>, options: ServiceDocumentOptions<object>)
   };
 }
 
+/** The security scheme of Custos' access tokens (ES256 JWTs of auth-service), in the words of the service that takes them. */
+export const jwtBearerScheme = (description: string) => ({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description }) as const;
+
 /** The operations createServiceApp serves on every service. */
 function serviceOperations(readiness: string): Record<string, PathItem> {
   const operation = (summary: string, responses: object, description?: string) => ({
@@ -111,7 +120,7 @@ export function serviceDocument<C extends object>(options: ServiceDocumentOption
     openapi: '3.1.0',
     info: options.info,
     servers: [{ url: '/' }],
-    tags: options.tags ?? [],
+    tags: [...(options.tags ?? []), { name: 'operations', description: options.operations ?? 'health, metrics, documentation' }],
     ...(options.security ? { security: options.security } : {}),
     components: options.components,
     paths: { ...paths, ...serviceOperations(options.readiness ?? 'Ready when the service can answer.') },

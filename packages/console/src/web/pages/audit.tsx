@@ -1,6 +1,8 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { AuditPage as Page, AuditRecord } from '@custos/contracts';
 import type { ConsoleContext } from '../context';
+import { DataTable } from '../ui/data-table';
+import { FilterForm, type FilterField } from '../ui/filter-form';
 import { messageOf } from '../ui/messages';
 
 interface Filters {
@@ -11,6 +13,13 @@ interface Filters {
 }
 
 const NO_FILTERS: Filters = { who: '', operation: '', target: '', outcome: '' };
+
+const FIELDS: ReadonlyArray<FilterField<keyof Filters>> = [
+  { name: 'who', label: 'Who', placeholder: 'client id' },
+  { name: 'operation', label: 'Operation', placeholder: 'policy or policy.deploy' },
+  { name: 'target', label: 'Target', placeholder: 'urn:policy:acme:x' },
+  { name: 'outcome', label: 'Outcome', choices: ['accepted', 'refused', 'failed'] },
+];
 
 /** What was asked, of which target, at which revision: one cell. */
 const whatOf = (record: AuditRecord): string =>
@@ -44,13 +53,6 @@ export function AuditPage({ ctx }: { ctx: ConsoleContext }) {
     };
   }, [filters, cursor]);
 
-  const field = (name: keyof Filters, label: string, hint: string) => (
-    <label>
-      {label}
-      <input value={draft[name]} placeholder={hint} onInput={(e) => setDraft({ ...draft, [name]: (e.target as HTMLInputElement).value })} />
-    </label>
-  );
-
   return (
     <section aria-labelledby="audit-title">
       <h1 id="audit-title">Audit</h1>
@@ -58,29 +60,18 @@ export function AuditPage({ ctx }: { ctx: ConsoleContext }) {
         Every change of policies, timers, components, solution settings, clients, keys and revocations, and every refused or failed attempt at
         one. Records are kept for the services' <code>AUDIT_RETENTION_DAYS</code>.
       </p>
-      <form
-        class="audit-filters"
-        aria-label="Filter the audit trail"
-        onSubmit={(e) => {
-          e.preventDefault();
+      <FilterForm
+        label="Filter the audit trail"
+        name="audit-filters"
+        fields={FIELDS}
+        values={draft}
+        onInput={setDraft}
+        onSubmit={() => {
           setCursors([]);
           setFilters(draft);
         }}
-      >
-        {field('who', 'Who', 'client id')}
-        {field('operation', 'Operation', 'policy or policy.deploy')}
-        {field('target', 'Target', 'urn:policy:acme:x')}
-        <label>
-          Outcome
-          <select value={draft.outcome} onChange={(e) => setDraft({ ...draft, outcome: (e.target as HTMLSelectElement).value })}>
-            <option value="">any</option>
-            <option value="accepted">accepted</option>
-            <option value="refused">refused</option>
-            <option value="failed">failed</option>
-          </select>
-        </label>
-        <button type="submit">Filter</button>
-      </form>
+        submit="Filter"
+      />
       {error !== '' && (
         <p class="error" role="alert">
           {error}
@@ -92,43 +83,27 @@ export function AuditPage({ ctx }: { ctx: ConsoleContext }) {
       ) : page.records.length === 0 ? (
         <p>No audit records.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Audit records</caption>
-            <thead>
-              <tr>
-                <th scope="col">When</th>
-                <th scope="col">Outcome</th>
-                <th scope="col">Who</th>
-                <th scope="col">What</th>
-                <th scope="col">From</th>
-                <th scope="col">Why refused</th>
-                <th scope="col">Request</th>
-              </tr>
-            </thead>
-            <tbody>
-              {page.records.map((record) => (
-                <tr key={record.id}>
-                  <td>
-                    <time dateTime={record.at}>{new Date(record.at).toLocaleString()}</time>
-                  </td>
-                  <td>
-                    <span class={`badge ${record.outcome === 'accepted' ? 'on' : 'silent'}`}>
-                      {record.outcome} {record.status === 0 ? '' : record.status}
-                    </span>
-                  </td>
-                  <td>{record.who ?? 'unauthenticated'}</td>
-                  <td>{whatOf(record)}</td>
-                  <td>{record.address ?? (record.status === 0 ? 'command line' : '–')}</td>
-                  <td>{record.reason ?? ''}</td>
-                  <td>
-                    {record.service} {record.requestId ?? ''}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Audit records" columns={['When', 'Outcome', 'Who', 'What', 'From', 'Why refused', 'Request']}>
+          {page.records.map((record) => (
+            <tr key={record.id}>
+              <td>
+                <time dateTime={record.at}>{new Date(record.at).toLocaleString()}</time>
+              </td>
+              <td>
+                <span class={`badge ${record.outcome === 'accepted' ? 'on' : 'silent'}`}>
+                  {record.outcome} {record.status === 0 ? '' : record.status}
+                </span>
+              </td>
+              <td>{record.who ?? 'unauthenticated'}</td>
+              <td>{whatOf(record)}</td>
+              <td>{record.address ?? (record.status === 0 ? 'command line' : '–')}</td>
+              <td>{record.reason ?? ''}</td>
+              <td>
+                {record.service} {record.requestId ?? ''}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <p>
         {cursors.length > 0 && (

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ConsoleContext } from '../context';
 import { componentOf, emptyInterface, PARAMETER_SYNTAX, type ComponentForm, type InterfaceForm } from '../logic/component-form';
 import { registrationWarnings, type RegistrationWarnings } from '../logic/registration-warnings';
+import { DataTable } from '../ui/data-table';
 import { Dialog } from '../ui/dialog';
 import { messageOf } from '../ui/messages';
 
@@ -41,42 +42,29 @@ export function ComponentsPage({ ctx }: { ctx: ConsoleContext }) {
                 <span class="badge">{c.id.componentType}</span> {c.id.identifier}
               </h2>
               <p class="meta">{c.urls.join(', ')}</p>
-              <div class="table-wrap">
-                <table>
-                  <caption class="visually-hidden">Interfaces of {c.id.identifier}</caption>
-                  <thead>
-                    <tr>
-                      <th scope="col">Method</th>
-                      <th scope="col">{c.id.componentType === 'PEP' ? 'Event' : 'Returns'}</th>
-                      <th scope="col">Parameters</th>
-                      <th scope="col">Description</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    {c.componentInterfaces.map((i) => (
-                      <tr key={i.methodName}>
-                        <td>
-                          <code>{i.methodName}</code>
-                        </td>
-                        <td>
-                          {i.type === 'PepInterfaceDescription'
-                            ? `${i.event.platform}/${i.event.context}/${i.event.action}${i.preventive ? ' (preventive)' : ''}`
-                            : i.returnType}
-                        </td>
-                        <td>
-                          {/* One a line, in the form's own syntax with the description, so what was registered can be checked. */}
-                          {i.parameters.map((p) => (
-                            <div key={p.name} class="parameter-line">
-                              {`${p.name}: ${p.type}${p.description !== '' ? ` - ${p.description}` : ''}${'mandatory' in p && p.mandatory === true ? ' (mandatory)' : ''}`}
-                            </div>
-                          ))}
-                        </td>
-                        <td>{i.description ?? ''}</td>
-                      </tr>
-                    ))}
-                  </tbody>
-                </table>
-              </div>
+              <DataTable caption={`Interfaces of ${c.id.identifier}`} columns={['Method', c.id.componentType === 'PEP' ? 'Event' : 'Returns', 'Parameters', 'Description']}>
+                {c.componentInterfaces.map((i) => (
+                  <tr key={i.methodName}>
+                    <td>
+                      <code>{i.methodName}</code>
+                    </td>
+                    <td>
+                      {i.type === 'PepInterfaceDescription'
+                        ? `${i.event.platform}/${i.event.context}/${i.event.action}${i.preventive ? ' (preventive)' : ''}`
+                        : i.returnType}
+                    </td>
+                    <td>
+                      {/* One a line, in the form's own syntax with the description, so what was registered can be checked. */}
+                      {i.parameters.map((p) => (
+                        <div key={p.name} class="parameter-line">
+                          {`${p.name}: ${p.type}${p.description !== '' ? ` - ${p.description}` : ''}${'mandatory' in p && p.mandatory === true ? ' (mandatory)' : ''}`}
+                        </div>
+                      ))}
+                    </td>
+                    <td>{i.description ?? ''}</td>
+                  </tr>
+                ))}
+              </DataTable>
               <button type="button" class="danger" aria-label={`Unregister ${c.id.identifier}`} onClick={() => setRemoving(c.id.identifier)}>
                 Unregister
               </button>

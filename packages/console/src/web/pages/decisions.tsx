@@ -5,8 +5,19 @@ import type { ExplainResult } from '../logic/api';
 import { NO_FILTERS, decisionQuery, eventOfRecord, howDecided, type DecisionFilters } from '../logic/decisions';
 import { explanationTree } from '../logic/explanation';
 import { hrefOf } from '../router';
+import { DataTable } from '../ui/data-table';
+import { FilterForm, type FilterField } from '../ui/filter-form';
 import { messageOf } from '../ui/messages';
 import { Tree } from '../ui/tree';
+
+const FIELDS: ReadonlyArray<FilterField<keyof DecisionFilters>> = [
+  { name: 'solution', label: 'Solution', placeholder: 'acme' },
+  { name: 'action', label: 'Action', placeholder: 'urn:action:acme:read' },
+  { name: 'outcome', label: 'Outcome', choices: ['allow', 'inhibit'] },
+  { name: 'decisionId', label: 'Decision id', placeholder: 'urn:decision:…' },
+  { name: 'from', label: 'From', type: 'datetime-local' },
+  { name: 'to', label: 'To', type: 'datetime-local' },
+];
 
 /**
  * Decisions (issue 24): the decision records the pdps published, searched through pap's `GET /ws/decisions`, and
@@ -31,7 +42,6 @@ export function DecisionsPage({ ctx, openId }: { ctx: ConsoleContext; openId: st
     }
   };
   useEffect(() => void search(NO_FILTERS), []);
-  const field = (name: keyof DecisionFilters) => (e: { currentTarget: { value: string } }) => setFilters({ ...filters, [name]: e.currentTarget.value });
 
   return (
     <section aria-labelledby="decisions-title">
@@ -40,49 +50,16 @@ export function DecisionsPage({ ctx, openId }: { ctx: ConsoleContext; openId: st
         The decision records the pdps published: what each decision line says, and the parameters a solution lets its
         records carry. The newest 100 that match are shown, oldest first.
       </p>
-      <form
-        class="decision-filters"
-        role="search"
-        aria-label="Decision filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void search(filters);
-        }}
-      >
-        <div>
-          <label for="filter-solution">Solution</label>
-          <input id="filter-solution" value={filters.solution} placeholder="acme" onInput={field('solution')} />
-        </div>
-        <div>
-          <label for="filter-action">Action</label>
-          <input id="filter-action" value={filters.action} placeholder="urn:action:acme:read" onInput={field('action')} />
-        </div>
-        <div>
-          <label for="filter-outcome">Outcome</label>
-          <select id="filter-outcome" value={filters.outcome} onChange={field('outcome')}>
-            <option value="">any</option>
-            <option value="allow">allow</option>
-            <option value="inhibit">inhibit</option>
-          </select>
-        </div>
-        <div>
-          <label for="filter-id">Decision id</label>
-          <input id="filter-id" value={filters.decisionId} placeholder="urn:decision:…" onInput={field('decisionId')} />
-        </div>
-        <div>
-          <label for="filter-from">From</label>
-          <input id="filter-from" type="datetime-local" step="1" value={filters.from} onInput={field('from')} />
-        </div>
-        <div>
-          <label for="filter-to">To</label>
-          <input id="filter-to" type="datetime-local" step="1" value={filters.to} onInput={field('to')} />
-        </div>
-        <div class="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? 'Searching…' : 'Search'}
-          </button>
-        </div>
-      </form>
+      <FilterForm
+        label="Decision filters"
+        name="decision-filters"
+        fields={FIELDS}
+        values={filters}
+        onInput={setFilters}
+        onSubmit={() => void search(filters)}
+        submit="Search"
+        busy={busy && 'Searching…'}
+      />
       {error !== '' && (
         <p class="error" role="alert">
           {error}
@@ -103,41 +80,29 @@ function RecordTable({ answer, openId }: { answer: DecisionRecordsAnswer; openId
     );
   }
   return (
-    <div class="table-wrap">
-      <table>
-        <caption class="visually-hidden">Decision records</caption>
-        <thead>
-          <tr>
-            <th scope="col">Answered</th>
-            <th scope="col">Decision</th>
-            <th scope="col">Solution</th>
-            <th scope="col">Action</th>
-            <th scope="col">Outcome</th>
-            <th scope="col">Replica</th>
-          </tr>
-        </thead>
-        <tbody>
-          {answer.records.map((r) => (
-            <tr key={r.decisionId} aria-current={r.decisionId === openId ? 'true' : undefined}>
-              <td>
-                <time dateTime={r.time}>{new Date(r.time).toLocaleString()}</time>
-              </td>
-              <td>
-                <a href={hrefOf('decisions', r.decisionId)}>{r.decisionId}</a>
-              </td>
-              <td>{r.solution}</td>
-              <td>{r.action}</td>
-              <td>
-                <span class={r.allowed ? 'allow' : 'inhibit'}>{r.allowed ? 'allow' : 'inhibit'}</span>
-                {r.explain && ' (explain)'}
-              </td>
-              <td>{r.replicaId}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {answer.truncated && <p class="meta">More records match: narrow the search to see older ones.</p>}
-    </div>
+    <DataTable
+      caption="Decision records"
+      columns={['Answered', 'Decision', 'Solution', 'Action', 'Outcome', 'Replica']}
+      trail={answer.truncated && <p class="meta">More records match: narrow the search to see older ones.</p>}
+    >
+      {answer.records.map((r) => (
+        <tr key={r.decisionId} aria-current={r.decisionId === openId ? 'true' : undefined}>
+          <td>
+            <time dateTime={r.time}>{new Date(r.time).toLocaleString()}</time>
+          </td>
+          <td>
+            <a href={hrefOf('decisions', r.decisionId)}>{r.decisionId}</a>
+          </td>
+          <td>{r.solution}</td>
+          <td>{r.action}</td>
+          <td>
+            <span class={r.allowed ? 'allow' : 'inhibit'}>{r.allowed ? 'allow' : 'inhibit'}</span>
+            {r.explain && ' (explain)'}
+          </td>
+          <td>{r.replicaId}</td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }
 

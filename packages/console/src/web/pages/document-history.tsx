@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { ConsoleContext } from '../context';
 import type { DocumentKindName } from '../logic/api';
 import { authorOf, initialPair, restoreOutcome } from '../logic/versions';
+import { DataTable } from '../ui/data-table';
 import { Dialog } from '../ui/dialog';
 import { DiffView } from '../ui/diff-view';
 import { messageOf } from '../ui/messages';
@@ -80,58 +81,43 @@ export function DocumentHistory({ kind, id, ctx, onRestored }: Props) {
           {error}
         </p>
       )}
-      <div class="table-wrap">
-        <table class="stack">
-          <caption class="visually-hidden">Versions of {id}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Stored by</th>
-              <th scope="col">When</th>
-              <th scope="col">Request id</th>
-              <th scope="col">State</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {[...versions].reverse().map((v) => (
-              <tr key={v.number} aria-current={v.current ? 'true' : undefined}>
-                <td data-label="Version">{v.number}</td>
-                <td data-label="Stored by">{authorOf(v)}</td>
-                <td data-label="When">
-                  <time dateTime={v.createdAt}>{new Date(v.createdAt).toLocaleString()}</time>
-                </td>
-                <td data-label="Request id">
-                  <code>{v.requestId ?? '—'}</code>
-                </td>
-                <td data-label="State">
-                  {v.current && <span class="badge">current</span>} {v.deployed && <span class="badge on">deployed</span>}
-                </td>
-                <td data-label="Actions">
-                  <div class="row-actions">
-                    <button type="button" class="secondary" aria-label={`Show version ${v.number}`} onClick={() => setShown(v.number)}>
-                      Show
-                    </button>
-                    {!v.current && (
-                      <button
-                        type="button"
-                        aria-label={`Restore version ${v.number}`}
-                        onClick={() => {
-                          setError('');
-                          setDeploy(false);
-                          setRestoring(v.number);
-                        }}
-                      >
-                        Restore…
-                      </button>
-                    )}
-                  </div>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable caption={`Versions of ${id}`} columns={['Version', 'Stored by', 'When', 'Request id', 'State', 'Actions']} stack>
+        {[...versions].reverse().map((v) => (
+          <tr key={v.number} aria-current={v.current ? 'true' : undefined}>
+            <td data-label="Version">{v.number}</td>
+            <td data-label="Stored by">{authorOf(v)}</td>
+            <td data-label="When">
+              <time dateTime={v.createdAt}>{new Date(v.createdAt).toLocaleString()}</time>
+            </td>
+            <td data-label="Request id">
+              <code>{v.requestId ?? '—'}</code>
+            </td>
+            <td data-label="State">
+              {v.current && <span class="badge">current</span>} {v.deployed && <span class="badge on">deployed</span>}
+            </td>
+            <td data-label="Actions">
+              <div class="row-actions">
+                <button type="button" class="secondary" aria-label={`Show version ${v.number}`} onClick={() => setShown(v.number)}>
+                  Show
+                </button>
+                {!v.current && (
+                  <button
+                    type="button"
+                    aria-label={`Restore version ${v.number}`}
+                    onClick={() => {
+                      setError('');
+                      setDeploy(false);
+                      setRestoring(v.number);
+                    }}
+                  >
+                    Restore…
+                  </button>
+                )}
+              </div>
+            </td>
+          </tr>
+        ))}
+      </DataTable>
       {shown !== undefined && <VersionText key={shown} n={shown} textOf={textOf} onClose={() => setShown(undefined)} />}
       {pair !== undefined && versions.length > 1 && <VersionCompare versions={versions} initial={pair} textOf={textOf} />}
       {restoring !== undefined && current !== undefined && (

@@ -4,6 +4,7 @@ import type { ConsoleContext } from '../context';
 import type { DocumentKindName, StoredDocument } from '../logic/api';
 import { filterDocuments, formatSize, solutionsOf, type DeployedFilter } from '../logic/documents';
 import { hrefOf, navigate } from '../router';
+import { DataTable } from '../ui/data-table';
 import { Dialog } from '../ui/dialog';
 import { messageOf } from '../ui/messages';
 import { Propagation } from '../ui/propagation';
@@ -157,73 +158,61 @@ export function DocumentsPage({ kind, openId, ctx }: { kind: DocumentKindName; o
       ) : shown.length === 0 ? (
         <p>{documents.length === 0 ? `No ${noun.one} yet.` : `No ${noun.one} matches.`}</p>
       ) : (
-        <div class="table-wrap">
-          <p>
-            <button type="button" disabled={selected.size === 0} onClick={deploySelected}>
-              Deploy selected ({selected.size})
-            </button>{' '}
-            <span class="meta">as one revision: every pdp switches to all of them at once</span>
-          </p>
-          <table class="stack">
-            <caption class="visually-hidden">{noun.many}</caption>
-            <thead>
-              <tr>
-                <th scope="col">
-                  <span class="visually-hidden">Select</span>
-                </th>
-                <th scope="col">Id</th>
-                <th scope="col">{kind === 'timer' ? 'Schedule' : 'Name'}</th>
-                <th scope="col">State</th>
-                <th scope="col">Size</th>
-                <th scope="col">Updated</th>
-                <th scope="col">Actions</th>
+        <DataTable
+          caption={noun.many}
+          columns={[<span class="visually-hidden">Select</span>, 'Id', kind === 'timer' ? 'Schedule' : 'Name', 'State', 'Size', 'Updated', 'Actions']}
+          stack
+          lead={
+            <p>
+              <button type="button" disabled={selected.size === 0} onClick={deploySelected}>
+                Deploy selected ({selected.size})
+              </button>{' '}
+              <span class="meta">as one revision: every pdp switches to all of them at once</span>
+            </p>
+          }
+        >
+          {shown.map((d) => {
+            const id = d.id.identifier;
+            return (
+              <tr key={id}>
+                <td data-label="Select">
+                  {!d.deployed && (
+                    <input type="checkbox" aria-label={`Select ${id}`} checked={selected.has(id)} onChange={(e) => toggle(id, e.currentTarget.checked)} />
+                  )}
+                </td>
+                <td data-label="Id">
+                  <a href={hrefOf(noun.page, id)}>{id}</a>
+                </td>
+                <td data-label={kind === 'timer' ? 'Schedule' : 'Name'}>
+                  {kind === 'timer' ? <TimerScheduleCell cron={d.cron ?? ''} schedule={schedules.get(id)} /> : (d.name ?? '')}
+                </td>
+                <td data-label="State">
+                  <span class={d.deployed ? 'badge on' : 'badge'}>{d.deployed ? 'deployed' : 'not deployed'}</span>
+                </td>
+                <td data-label="Size">{formatSize(d.xml)}</td>
+                <td data-label="Updated">
+                  <time dateTime={d.updatedAt}>{new Date(d.updatedAt).toLocaleString()}</time>
+                </td>
+                <td data-label="Actions">
+                  <div class="row-actions">
+                    {d.deployed ? (
+                      <button type="button" aria-label={`Revoke ${id}`} onClick={() => void act(`Revoked ${id}`, () => ctx.api.revoke(kind, id))}>
+                        Revoke
+                      </button>
+                    ) : (
+                      <button type="button" aria-label={`Deploy ${id}`} onClick={() => void act(`Deployed ${id}`, () => ctx.api.deploy(kind, id))}>
+                        Deploy
+                      </button>
+                    )}
+                    <button type="button" class="danger" aria-label={`Remove ${id}`} onClick={() => setRemoving(id)}>
+                      Remove
+                    </button>
+                  </div>
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {shown.map((d) => {
-                const id = d.id.identifier;
-                return (
-                  <tr key={id}>
-                    <td data-label="Select">
-                      {!d.deployed && (
-                        <input type="checkbox" aria-label={`Select ${id}`} checked={selected.has(id)} onChange={(e) => toggle(id, e.currentTarget.checked)} />
-                      )}
-                    </td>
-                    <td data-label="Id">
-                      <a href={hrefOf(noun.page, id)}>{id}</a>
-                    </td>
-                    <td data-label={kind === 'timer' ? 'Schedule' : 'Name'}>
-                      {kind === 'timer' ? <TimerScheduleCell cron={d.cron ?? ''} schedule={schedules.get(id)} /> : (d.name ?? '')}
-                    </td>
-                    <td data-label="State">
-                      <span class={d.deployed ? 'badge on' : 'badge'}>{d.deployed ? 'deployed' : 'not deployed'}</span>
-                    </td>
-                    <td data-label="Size">{formatSize(d.xml)}</td>
-                    <td data-label="Updated">
-                      <time dateTime={d.updatedAt}>{new Date(d.updatedAt).toLocaleString()}</time>
-                    </td>
-                    <td data-label="Actions">
-                      <div class="row-actions">
-                        {d.deployed ? (
-                          <button type="button" aria-label={`Revoke ${id}`} onClick={() => void act(`Revoked ${id}`, () => ctx.api.revoke(kind, id))}>
-                            Revoke
-                          </button>
-                        ) : (
-                          <button type="button" aria-label={`Deploy ${id}`} onClick={() => void act(`Deployed ${id}`, () => ctx.api.deploy(kind, id))}>
-                            Deploy
-                          </button>
-                        )}
-                        <button type="button" class="danger" aria-label={`Remove ${id}`} onClick={() => setRemoving(id)}>
-                          Remove
-                        </button>
-                      </div>
-                    </td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-        </div>
+            );
+          })}
+        </DataTable>
       )}
       {removing !== undefined && (
         <Dialog

@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import type { ConsoleContext } from '../context';
 import type { ReplicasAnswer } from '../logic/api';
 import { agoOf } from '../logic/replicas';
+import { DataTable } from '../ui/data-table';
 import { messageOf } from '../ui/messages';
 
 const REFRESH_MS = 2000;
@@ -42,37 +43,21 @@ export function ReplicasPage({ ctx }: { ctx: ConsoleContext }) {
       ) : answer.replicas.length === 0 ? (
         <p>No replica has reported yet.</p>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="visually-hidden">Replicas</caption>
-            <thead>
-              <tr>
-                <th scope="col">Replica</th>
-                <th scope="col">State</th>
-                <th scope="col">Active revision</th>
-                <th scope="col">Behind by</th>
-                <th scope="col">Last apply took</th>
-                <th scope="col">NATS</th>
-                <th scope="col">Last report</th>
-              </tr>
-            </thead>
-            <tbody>
-              {answer.replicas.map((r) => (
-                <tr key={r.replica} class={r.stale ? 'stale' : ''}>
-                  <td>{r.replica}</td>
-                  <td>{r.stale ? <span class="badge silent">silent: last seen {agoOf(r.lastSeenAt, Date.now())}</span> : <span class="badge on">reporting</span>}</td>
-                  <td>{r.revision ?? (r.ready ? '–' : 'starting')}</td>
-                  <td>{r.lag === null ? '–' : r.lag === 0 ? 'up to date' : `${r.lag} revision${r.lag === 1 ? '' : 's'}`}</td>
-                  <td>{r.lagMs === null ? '–' : `${r.lagMs} ms`}</td>
-                  <td>{r.natsConnected ? 'connected' : 'disconnected'}{r.stale ? ' (when last seen)' : ''}</td>
-                  <td>
-                    <time dateTime={r.lastSeenAt}>{new Date(r.lastSeenAt).toLocaleTimeString()}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable caption="Replicas" columns={['Replica', 'State', 'Active revision', 'Behind by', 'Last apply took', 'NATS', 'Last report']}>
+          {answer.replicas.map((r) => (
+            <tr key={r.replica} class={r.stale ? 'stale' : ''}>
+              <td>{r.replica}</td>
+              <td>{r.stale ? <span class="badge silent">silent: last seen {agoOf(r.lastSeenAt, Date.now())}</span> : <span class="badge on">reporting</span>}</td>
+              <td>{r.revision ?? (r.ready ? '–' : 'starting')}</td>
+              <td>{r.lag === null ? '–' : r.lag === 0 ? 'up to date' : `${r.lag} revision${r.lag === 1 ? '' : 's'}`}</td>
+              <td>{r.lagMs === null ? '–' : `${r.lagMs} ms`}</td>
+              <td>{r.natsConnected ? 'connected' : 'disconnected'}{r.stale ? ' (when last seen)' : ''}</td>
+              <td>
+                <time dateTime={r.lastSeenAt}>{new Date(r.lastSeenAt).toLocaleTimeString()}</time>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -77,23 +77,21 @@ export interface EqualsNode extends Located {
 export const COMPARISON_OPERATORS = ['less', 'lessEqual', 'greater', 'greaterEqual'] as const;
 export type ComparisonOperator = (typeof COMPARISON_OPERATORS)[number];
 
-export interface ComparisonNode extends Located {
-  readonly kind: 'comparison';
-  readonly type: 'boolean';
-  readonly operator: ComparisonOperator;
+/** An operator over numbers: the comparisons answer a boolean, the arithmetic a number. */
+interface NumberOperatorNode<K extends string, T extends 'boolean' | 'number', O extends string> extends Located {
+  readonly kind: K;
+  readonly type: T;
+  readonly operator: O;
   readonly operands: readonly ExpressionOf<'number'>[];
 }
+
+export type ComparisonNode = NumberOperatorNode<'comparison', 'boolean', ComparisonOperator>;
 
 /** The arithmetic elements, which are also the operators of the validated tree. */
 export const ARITHMETIC_OPERATORS = ['plus', 'minus', 'multiply', 'divide'] as const;
 export type ArithmeticOperator = (typeof ARITHMETIC_OPERATORS)[number];
 
-export interface ArithmeticNode extends Located {
-  readonly kind: 'arithmetic';
-  readonly type: 'number';
-  readonly operator: ArithmeticOperator;
-  readonly operands: readonly ExpressionOf<'number'>[];
-}
+export type ArithmeticNode = NumberOperatorNode<'arithmetic', 'number', ArithmeticOperator>;
 
 export interface SizeNode extends Located {
   readonly kind: 'size';

@@ -1,3 +1,4 @@
+import type { PolicyIdentity } from '../../api';
 import type { JsonValue } from '../value-types';
 import type { BooleanExpression, ValidExpression } from './expressions';
 import type { Located, PerType, ValidJsonPath } from './located';
@@ -6,12 +7,7 @@ import type { Located, PerType, ValidJsonPath } from './located';
  * A policy that passed every validation pass, in the form compile takes: structure resolved into fields, attribute
  * values read into typed values, every node with its source location. Only validation builds one.
  */
-export interface ValidPolicy extends Located {
-  readonly id: string;
-  /** The solution of the policy's URN. */
-  readonly solution: string;
-  readonly name: string | null;
-  readonly description: string | null;
+export interface ValidPolicy extends Located, PolicyIdentity {
   /** In document order, referenced or not. */
   readonly declarations: readonly ValidDeclaration[];
   readonly mechanisms: readonly ValidMechanism[];
