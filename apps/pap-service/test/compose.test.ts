@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createInbox } from 'nats';
-import { ALL_SCOPES, decodeSnapshot, policySubjects, type SnapshotChunk } from '@custos/contracts';
+import { ALL_SCOPES, decodeSnapshot, policySubjects } from '@custos/contracts';
 import { createMetrics } from '@custos/service-kit';
 import { dropDatabase, TEST_NATS_URL, TestAuthority, uniqueNatsPrefix, unusedDatabaseUrl, waitFor } from '@custos/test-kit';
 import { SERVICE_NAME } from '../src/app';
@@ -55,14 +55,16 @@ test('a deployed policy reaches the stream and the snapshot without anything but
     ]);
 
     const inbox = createInbox();
-    const chunks: SnapshotChunk[] = [];
-    const subscription = nc.subscribe(inbox, { callback: (_error, msg) => chunks.push(msg.json<SnapshotChunk>()) });
+    const messages: Uint8Array[] = [];
+    const subscription = nc.subscribe(inbox, { callback: (_error, msg) => messages.push(msg.data) });
     await nc.flush();
     nc.publish(policySubjects(prefix).snapshot, JSON.stringify({ requester: 'compose-test' }), { reply: inbox });
-    await waitFor(() => chunks.some((c) => c.last), { what: 'the last snapshot chunk' });
+    await waitFor(() => messages.some((data) => msgLast(data)), { what: 'the last snapshot part' });
     subscription.unsubscribe();
-    expect(decodeSnapshot(chunks)).toEqual({ revision: 1, policies: [deployedPolicy(id, policyXml(id), 1)], components: [] });
+    expect(decodeSnapshot(messages)).toEqual({ revision: 1, policies: [deployedPolicy(id, policyXml(id), 1)], components: [] });
   } finally {
     await nc.close();
   }
 });
+
+const msgLast = (data: Uint8Array): boolean => (JSON.parse(Buffer.from(data).toString('utf8')) as { last?: boolean }).last === true;

@@ -43,7 +43,7 @@ test('deployed changes reach the channel in revision order, encoded as over NATS
 });
 
 test('a snapshot request on the channel answers what the NATS responder would send', async () => {
-  const messages = await channel.requestSnapshot({ requester: 'test', formats: [SNAPSHOT_PARTS_FORMAT] });
+  const messages = await channel.requestSnapshot({ requester: 'test' });
   const assembler = new SnapshotAssembler();
   const done = messages.map((message) => assembler.add(JSON.parse(new TextDecoder().decode(message))));
   expect(done[done.length - 1]).toBe(true);

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createInbox, type NatsConnection } from 'nats';
-import { policySubjects, type SnapshotChunk } from '@custos/contracts';
+import { policySubjects, type SnapshotPart } from '@custos/contracts';
 import { TEST_NATS_URL, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
 import { POLICY_KIND, type PolicyMetadata } from '../src/documents/policy-kind';
 import type { NatsLink } from '../src/propagation/nats-link';
@@ -81,7 +81,7 @@ test('a pap that dies holding the publisher lock hands publishing over with its 
   expect(received.map((r) => r.change.revision)).toEqual(Array.from({ length: 21 }, (_, i) => i + 1));
 });
 
-/** Sends `count` snapshot requests and returns, per request, how many complete answers (`last` chunks) came back. */
+/** Sends `count` snapshot requests and returns, per request, how many complete answers (`last` parts) came back. */
 async function answersPerRequest(responders: SnapshotResponder[], count: number): Promise<number[]> {
   const subject = policySubjects(prefix).snapshot;
   await Promise.all(responders.map((responder) => responder.flush()));
@@ -90,7 +90,7 @@ async function answersPerRequest(responders: SnapshotResponder[], count: number)
     const inbox = createInbox();
     const subscription = nc.subscribe(inbox, {
       callback: (_error, msg) => {
-        if (msg.json<SnapshotChunk>().last) lasts[i] = (lasts[i] ?? 0) + 1;
+        if (msg.json<SnapshotPart>().last) lasts[i] = (lasts[i] ?? 0) + 1;
       },
     });
     return { inbox, subscription };

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { createInbox, type NatsConnection } from 'nats';
-import { SnapshotAssembler, decodeSnapshot, encodeSnapshot, policySubjects, type PolicySnapshot, type SnapshotChunk } from '@custos/contracts';
+import { SnapshotAssembler, policySubjects, type PolicySnapshot } from '@custos/contracts';
 import { TEST_NATS_URL, uniqueNatsPrefix, waitFor } from '@custos/test-kit';
 import type { NatsLink } from '../src/propagation/nats-link';
 import { readSnapshot } from '../src/propagation/snapshot';
@@ -40,10 +40,16 @@ afterAll(async () => {
   await h.close();
 });
 
-const toChunks = encodeSnapshot;
+/** A message of a snapshot answer as it arrived (parsed): a part, a piece of one, or the unchanged answer. */
+type AnswerMessage = Record<string, unknown>;
 
-/** Joins chunks back into the snapshot, as a pdp does. */
-const fromChunks = decodeSnapshot;
+/** Reads the messages back into the snapshot, as a pdp does. */
+function fromMessages(messages: readonly AnswerMessage[]): PolicySnapshot {
+  const assembler = new SnapshotAssembler();
+  const done = messages.map((message) => assembler.add(message));
+  expect(done.at(-1)).toBe(true);
+  return assembler.result();
+}
 
 const expected = (): PolicySnapshot => ({
   revision: 5,
@@ -56,17 +62,24 @@ const expected = (): PolicySnapshot => ({
   components: [],
 });
 
-/** Sends a snapshot request and collects chunks until `last`. */
-async function requestSnapshot(subject: string, body: string | undefined = JSON.stringify({ requester: 'test' })): Promise<SnapshotChunk[]> {
+/** Sends a snapshot request and collects messages until the last part. */
+async function requestSnapshot(subject: string, body: string | undefined = JSON.stringify({ requester: 'test' })): Promise<AnswerMessage[]> {
   const inbox = createInbox();
-  const chunks: SnapshotChunk[] = [];
-  const subscription = nc.subscribe(inbox, { callback: (_error, msg) => chunks.push(msg.json<SnapshotChunk>()) });
+  const messages: AnswerMessage[] = [];
+  // Read as they come, as a pdp reads them: the answer is complete when the reader says so.
+  const reader = new SnapshotAssembler();
+  let complete = false;
+  const subscription = nc.subscribe(inbox, {
+    callback: (_error, msg) => {
+      messages.push(msg.json<AnswerMessage>());
+      complete = reader.add(messages.at(-1));
+    },
+  });
   try {
     await nc.flush();
     nc.publish(subject, body, { reply: inbox });
-    // An unchanged answer (format 3) is one message without `last`.
-    await waitFor(() => chunks.some((c) => c.last || (c as { format?: number }).format === 3), { what: 'the last snapshot chunk' });
-    return chunks;
+    await waitFor(() => complete, { what: 'the last snapshot message' });
+    return messages;
   } finally {
     subscription.unsubscribe();
   }
@@ -77,46 +90,45 @@ test('the snapshot holds the deployed policies ordered by id at the current revi
   expect(await readSnapshot(h.pool)).toEqual(expected());
 });
 
-test('chunks: byte cuts, base64, indexed from 0, last marked, joined back exactly', () => {
-  const snapshot = expected();
-  const chunks = toChunks(snapshot, 7);
-  const bytes = Buffer.byteLength(JSON.stringify(snapshot));
-  expect(chunks).toHaveLength(Math.ceil(bytes / 7));
-  chunks.forEach((chunk, index) => {
-    expect(chunk.index).toBe(index);
-    expect(chunk.last).toBe(index === chunks.length - 1);
-    expect(Buffer.from(chunk.data, 'base64').length).toBeLessThanOrEqual(7);
-  });
-  expect(fromChunks(chunks)).toEqual(snapshot);
-  const single = toChunks({ revision: 0, policies: [] }, 1024);
-  expect(single).toEqual([{ index: 0, last: true, data: Buffer.from('{"revision":0,"policies":[]}').toString('base64') }]);
-  expect(() => toChunks(snapshot, 0)).toThrow();
-});
-
-test('the responder answers in many small chunks, in order', async () => {
-  const responder = new SnapshotResponder({ pool: h.pool, link, prefix, logger: h.logger, chunkBytes: 64 }).start();
+test('the responder answers in messages no larger than its payload limit, in order, parts cut into pieces', async () => {
+  const maxPayload = 4096 + 300;
+  const responder = new SnapshotResponder({ pool: h.pool, link, prefix, logger: h.logger, maxPayload }).start();
   responders.push(responder);
   await responder.flush();
-  const chunks = await requestSnapshot(policySubjects(prefix).snapshot);
-  expect(chunks.length).toBeGreaterThan(10);
-  expect(chunks.map((c) => c.index)).toEqual(chunks.map((_, i) => i));
-  expect(chunks.filter((c) => c.last)).toHaveLength(1);
-  expect(chunks.at(-1)!.last).toBe(true);
-  for (const chunk of chunks) expect(Buffer.from(chunk.data, 'base64').length).toBeLessThanOrEqual(64);
-  expect(fromChunks(chunks)).toEqual(expected());
+  const inbox = createInbox();
+  const raw: Uint8Array[] = [];
+  const reader = new SnapshotAssembler();
+  let complete = false;
+  const subscription = nc.subscribe(inbox, {
+    callback: (_error, msg) => {
+      raw.push(msg.data);
+      complete = reader.addMessage(msg.data);
+    },
+  });
+  await nc.flush();
+  nc.publish(policySubjects(prefix).snapshot, JSON.stringify({ requester: 'test' }), { reply: inbox });
+  await waitFor(() => complete, { what: 'the last snapshot message' });
+  subscription.unsubscribe();
+  for (const data of raw) expect(data.length).toBeLessThanOrEqual(300);
+  const messages = raw.map((data) => JSON.parse(Buffer.from(data).toString('utf8')) as AnswerMessage);
+  // Every policy's document is larger than 300 bytes: each has a part of its own, in pieces.
+  expect(messages.filter((m) => 'piece' in m).length).toBeGreaterThan(6);
+  expect([...new Set(messages.map((m) => m.index))]).toEqual([0, 1, 2, 3]);
+  // The last part is the last policy's, in pieces: its `last` is inside them.
+  expect(messages.filter((m) => m.last === true)).toHaveLength(0);
+  expect(fromMessages(messages)).toEqual(expected());
 });
 
 test('requests without a reply subject or with a bad body do not stop the responder', async () => {
   nc.publish(policySubjects(prefix).snapshot, 'not json');
-  const chunks = await requestSnapshot(policySubjects(prefix).snapshot, 'not json');
-  expect(fromChunks(chunks)).toEqual(expected());
+  const messages = await requestSnapshot(policySubjects(prefix).snapshot, 'not json');
+  expect(fromMessages(messages)).toEqual(expected());
 });
 
 test('a later request sees later changes', async () => {
   const res = await request(h.app).post('/ws/policy/urn:policy:acme:undeployed/deploy').set('Authorization', h.bearer());
   expect(res.headers['policy-revision']).toBe('6');
-  const chunks = await requestSnapshot(policySubjects(prefix).snapshot);
-  const snapshot = fromChunks(chunks);
+  const snapshot = fromMessages(await requestSnapshot(policySubjects(prefix).snapshot));
   expect(snapshot.revision).toBe(6);
   expect(snapshot.policies.map((p) => p.id)).toEqual([
     'urn:policy:acme:a',
@@ -126,31 +138,16 @@ test('a later request sees later changes', async () => {
   ]);
 });
 
-test('by default a chunk fits the server’s max payload once encoded', async () => {
+test('by default the whole set goes in one part within the server’s max payload, whole documents, no base64', async () => {
   const otherPrefix = uniqueNatsPrefix();
   const responder = new SnapshotResponder({ pool: h.pool, link, prefix: otherPrefix, logger: h.logger }).start();
   responders.push(responder);
-  const size = responder.chunkBytesFor(nc);
-  const maxPayload = nc.info!.max_payload;
-  expect(size % 3).toBe(0);
-  expect((size / 3) * 4).toBeLessThanOrEqual(maxPayload - 4096);
+  expect(responder.maxPayloadFor(nc)).toBe(nc.info!.max_payload);
   await responder.flush();
-  const chunks = await requestSnapshot(policySubjects(otherPrefix).snapshot);
-  expect(chunks).toHaveLength(1);
-  expect(fromChunks(chunks).revision).toBe(6);
-});
-
-test('a requester that reads parts (format 2) gets whole documents per message, without base64', async () => {
-  const otherPrefix = uniqueNatsPrefix();
-  const responder = new SnapshotResponder({ pool: h.pool, link, prefix: otherPrefix, logger: h.logger }).start();
-  responders.push(responder);
-  await responder.flush();
-  const messages = (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', formats: [2] }))) as unknown[];
+  const messages = await requestSnapshot(policySubjects(otherPrefix).snapshot);
   expect(messages).toHaveLength(1);
   expect(messages[0]).toMatchObject({ format: 2, index: 0, last: true, revision: 6, components: [] });
-  const assembler = new SnapshotAssembler();
-  expect(assembler.add(messages[0])).toBe(true);
-  expect(assembler.result()).toEqual(await readSnapshot(h.pool));
+  expect(fromMessages(messages)).toEqual(await readSnapshot(h.pool));
 });
 
 test('a requester that gives the revision it holds gets one unchanged message while pap is at it, else the set (issue 26)', async () => {
@@ -160,7 +157,7 @@ test('a requester that gives the revision it holds gets one unchanged message wh
   await responder.flush();
   const current = await revision(h.pool);
   const ask = async (known: unknown) =>
-    (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', formats: [2], known }))) as unknown[];
+    (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', known })));
   expect(await ask(current)).toEqual([{ format: 3, revision: current }]);
   // Another revision (behind, or one pap never had), or no revision at all: the whole set, as to any requester.
   for (const known of [current - 1, current + 1, 'latest', -1]) {
@@ -180,12 +177,12 @@ test('a requester that names ids gets only those deployed documents, at the curr
   await responder.flush();
   const whole = await readSnapshot(h.pool);
   const wanted = [whole.policies[1]!.id, 'urn:policy:acme:never-deployed'];
-  const messages = (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', formats: [2], ids: wanted }))) as unknown[];
+  const messages = (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', ids: wanted })));
   const assembler = new SnapshotAssembler();
   expect(assembler.add(messages[0])).toBe(true);
   expect(assembler.result()).toEqual({ ...whole, policies: [whole.policies[1]] });
   // A list that is not one of ids asks for the whole set.
-  const all = (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', formats: [2], ids: [1] }))) as unknown[];
+  const all = (await requestSnapshot(policySubjects(otherPrefix).snapshot, JSON.stringify({ requester: 'test', ids: [1] })));
   const again = new SnapshotAssembler();
   expect(again.add(all[0])).toBe(true);
   expect(again.result()).toEqual(whole);

@@ -45,7 +45,7 @@ interface Stack {
 
 async function startStack(authority: TestAuthority, { withPap = true, defaultDecision = 'allow' as 'allow' | 'inhibit' } = {}): Promise<Stack> {
   const prefix = uniqueNatsPrefix();
-  const pap = withPap ? await FakePap.start(prefix, { chunkSize: 50 }) : (undefined as unknown as FakePap);
+  const pap = withPap ? await FakePap.start(prefix) : (undefined as unknown as FakePap);
   const log = memoryLogger('info');
   const metrics = createPdpMetrics(false);
   const nc = await connect({ servers: TEST_NATS_URL, name: 'pdp under test' });
@@ -137,10 +137,10 @@ describe('pdp-service over real NATS', () => {
     const decide = (body: unknown = event(), path = '/event') =>
       request(stack.server).post(path).set('Authorization', `Bearer ${token}`).send(body as object);
 
-    it('loads the snapshot from several chunks and reports it', async () => {
-      expect(stack.pap.chunkCounts.at(-1)).toBeGreaterThan(3);
-      // The pdp asks for parts; this fake pap knows only chunks, and the pdp reads those too.
-      expect(stack.pap.requests.at(-1)).toEqual({ requester: 'pdp-test', formats: [2] });
+    it('loads the snapshot from several messages and reports it', async () => {
+      // Each document larger than this fake pap's messages: they came in pieces.
+      expect(stack.pap.messageCounts.at(-1)).toBeGreaterThan(3);
+      expect(stack.pap.requests.at(-1)).toEqual({ requester: 'pdp-test' });
       const ready = await request(stack.server).get('/health/ready');
       expect(ready.status).toBe(200);
       expect(ready.body).toMatchObject({ ready: true, revision: 1 });
@@ -274,8 +274,8 @@ describe('pdp-service over real NATS', () => {
       expect((await request(stack.server).get('/metrics')).text).toMatch(/resyncs_total\{reason="message",service="pdp-service"\} 1/);
     });
 
-    it('retries a snapshot whose chunks arrive out of order or incomplete', async () => {
-      stack.pap.misbehave.push('out-of-order', 'missing-chunk');
+    it('retries a snapshot whose messages arrive out of order or incomplete', async () => {
+      stack.pap.misbehave.push('out-of-order', 'missing-message');
       const requests = stack.pap.requests.length;
       stack.pap.deploy(BLOCK, inhibitAll(BLOCK, EXPORT), { announce: false });
       const latest = stack.pap.revoke('urn:policy:acme:extra');
@@ -644,7 +644,7 @@ describe('pdp-service over real NATS', () => {
       expectProblem(bad, 400, 'invalid_event');
 
       // pap comes up on this prefix: the retrying follower gets its snapshot.
-      const pap = await FakePap.start(waiting.prefix, { chunkSize: 50 });
+      const pap = await FakePap.start(waiting.prefix);
       try {
         pap.deploy(MASK, allowAll(MASK, SHOW), { announce: false });
         await waitFor(async () => (await request(waiting.server).get('/health/ready')).status === 200, { timeoutMs: 10_000, what: 'readiness' });

@@ -1,4 +1,4 @@
-import { parseChange, parseSnapshot, type Component } from '@custos/contracts';
+import { SnapshotAssembler, decodeSnapshot, encodeSnapshotAnswer, parseChange, type Component } from '@custos/contracts';
 import { waitFor } from '@custos/test-kit';
 import { PolicySetFollower, type ActivePolicySet } from '../src/policy-set/follower';
 import { FakeTransport } from './support/fake-transport';
@@ -151,9 +151,10 @@ describe('change and snapshot messages for components', () => {
   });
 
   it('reads components of a snapshot, and snapshots without them', () => {
-    expect(parseSnapshot(JSON.stringify({ revision: 2, policies: [], components: [pxp] }))).toEqual({ revision: 2, policies: [], components: [pxp] });
-    expect(parseSnapshot(JSON.stringify({ revision: 2, policies: [] }))).toEqual({ revision: 2, policies: [] });
-    expect(() => parseSnapshot(JSON.stringify({ revision: 2, policies: [], components: [{ id: 1 }] }))).toThrow(/component 0/);
-    expect(() => parseSnapshot(JSON.stringify({ revision: 2, policies: [], components: {} }))).toThrow(/must be an array/);
+    const part = (extra: object) => ({ format: 2, index: 0, last: true, revision: 2, policies: [], ...extra });
+    expect(decodeSnapshot(encodeSnapshotAnswer({ revision: 2, policies: [], components: [pxp] }, 1024 * 1024))).toEqual({ revision: 2, policies: [], components: [pxp] });
+    expect(decodeSnapshot(encodeSnapshotAnswer({ revision: 2, policies: [] }, 1024 * 1024))).toEqual({ revision: 2, policies: [] });
+    expect(() => new SnapshotAssembler().add(part({ components: [{ id: 1 }] }))).toThrow(/component 0/);
+    expect(() => new SnapshotAssembler().add(part({ components: {} }))).toThrow(/must be an array/);
   });
 });

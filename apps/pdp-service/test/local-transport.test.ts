@@ -39,10 +39,10 @@ describe('the follower over an in-process channel (embedded mode)', () => {
     requests = 0;
     log = memoryLogger();
     snapshot = { revision: 1, policies: [p1], components: [] };
-    channel.answerSnapshots((request) => {
+    channel.answerSnapshots(() => {
       requests++;
-      // As pap answers: the messages it would send over NATS to a requester of `request`.
-      return Promise.resolve(encodeSnapshotAnswer(snapshot, request, 64 * 1024));
+      // As pap answers: the messages it would send over NATS.
+      return Promise.resolve(encodeSnapshotAnswer(snapshot, 64 * 1024));
     });
   });
 
@@ -94,9 +94,9 @@ describe('the follower over an in-process channel (embedded mode)', () => {
     const large = new LocalPolicyChannel();
     const sent: PolicySnapshot = { revision: 7, policies: [p1, p2, p3], components: [] };
     let messages = 0;
-    large.answerSnapshots((request) => {
+    large.answerSnapshots(() => {
       // Room for about one document per part.
-      const answer = encodeSnapshotAnswer(sent, request, 4096 + JSON.stringify(p1).length + 200);
+      const answer = encodeSnapshotAnswer(sent, 4096 + JSON.stringify(p1).length + 200);
       messages = answer.length;
       return Promise.resolve(answer);
     });

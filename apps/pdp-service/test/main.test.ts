@@ -58,7 +58,7 @@ describe('start (main wiring)', () => {
 
     const url = `http://127.0.0.1:${port}`;
     await waitFor(async () => (await fetch(`${url}/health/ready`)).status === 200, { what: 'readiness' });
-    expect(pap.requests.at(-1)).toEqual({ requester: pdp.config.replicaId, formats: [2] });
+    expect(pap.requests.at(-1)).toEqual({ requester: pdp.config.replicaId });
     const token = authority.mint({ scopes: ['event:decide'], solutions: ['acme'] });
     const response = await request(url)
       .post('/event')

@@ -21,7 +21,7 @@ describe('NatsPolicyTransport', () => {
     }
   });
 
-  it('fails a snapshot attempt when no chunk arrives in time', async () => {
+  it('fails a snapshot attempt when no message of the answer arrives in time', async () => {
     const prefix = uniqueNatsPrefix();
     const nc = await connect({ servers: TEST_NATS_URL });
     try {
@@ -29,16 +29,16 @@ describe('NatsPolicyTransport', () => {
       const heard: string[] = [];
       nc.subscribe(transport.subjects.snapshot, { callback: (_e, m) => heard.push(m.subject) }); // a pap that never answers
       await nc.flush();
-      await expect(transport.fetchSnapshot()).rejects.toThrow(new SnapshotError('no snapshot chunk arrived within 100 ms'));
+      await expect(transport.fetchSnapshot()).rejects.toThrow(new SnapshotError('no snapshot message arrived within 100 ms'));
       expect(heard).toEqual([transport.subjects.snapshot]);
     } finally {
       await nc.drain();
     }
   });
 
-  it('reassembles a snapshot of many chunks with multi-byte text', async () => {
+  it('reassembles a document larger than a message from pieces cut through multi-byte characters', async () => {
     const prefix = uniqueNatsPrefix();
-    const pap = await FakePap.start(prefix, { chunkSize: 7 });
+    const pap = await FakePap.start(prefix, { partBytes: 120 });
     const nc = await connect({ servers: TEST_NATS_URL });
     try {
       const xml = allowAll('urn:policy:acme:ümlaut', 'urn:action:acme:x').replace('<if>', '<!-- äöü € 𝄞 --><if>');
@@ -47,9 +47,9 @@ describe('NatsPolicyTransport', () => {
       const transport = new NatsPolicyTransport(nc, { prefix, requester: 'replica-a', logger: memoryLogger().logger });
       const snapshot = await transport.fetchSnapshot();
       expect(snapshot).toEqual({ revision: 9, policies: [{ id: 'urn:policy:acme:ümlaut', xml }] });
-      expect(pap.chunkCounts[0]).toBeGreaterThan(50);
-      // It asks for parts; a pap that knows only chunks answers in chunks, which it reads as well.
-      expect(pap.requests).toEqual([{ requester: 'replica-a', formats: [2] }]);
+      // One part, too large for a message of 120 bytes: it travelled in pieces of at most 120 bytes each.
+      expect(pap.messageCounts[0]).toBeGreaterThan(Math.ceil(Buffer.byteLength(xml) / 120));
+      expect(pap.requests).toEqual([{ requester: 'replica-a' }]);
     } finally {
       await nc.drain();
       await pap.stop();
@@ -64,7 +64,7 @@ describe('NatsPolicyTransport', () => {
       for (let n = 0; n < 6; n++) pap.deploy(`urn:policy:acme:ü${n}`, allowAll(`urn:policy:acme:ü${n}`, `urn:action:acme:x${n}`), { announce: false });
       const transport = new NatsPolicyTransport(nc, { prefix, requester: 'replica-a', logger: memoryLogger().logger });
       const snapshot = (await transport.fetchSnapshot()) as PolicySnapshot;
-      expect(pap.chunkCounts[0]).toBeGreaterThan(2);
+      expect(pap.messageCounts[0]).toBeGreaterThan(2);
       expect(snapshot).toEqual(pap.snapshot());
       expect(snapshot.policies.map((policy) => policy.id)).toEqual([0, 1, 2, 3, 4, 5].map((n) => `urn:policy:acme:ü${n}`));
     } finally {
@@ -84,7 +84,7 @@ describe('NatsPolicyTransport with a sink', () => {
       const transport = new NatsPolicyTransport(nc, { prefix, requester: 'replica-a', logger: memoryLogger().logger });
       const handed: string[][] = [];
       const snapshot = await transport.fetchSnapshot((policies) => handed.push(policies.map((policy) => policy.id)));
-      expect(handed.length).toBe(pap.chunkCounts[0]);
+      expect(handed.length).toBe(pap.messageCounts[0]);
       expect(handed.length).toBeGreaterThan(2);
       expect(handed.flat()).toEqual(pap.snapshot().policies.map((policy) => policy.id));
       expect(snapshot).toEqual({ revision: pap.revision, policies: [] });
@@ -100,14 +100,14 @@ describe('NatsPolicyTransport with a sink', () => {
     const nc = await connect({ servers: TEST_NATS_URL });
     try {
       for (let n = 0; n < 6; n++) pap.deploy(`urn:policy:acme:s${n}`, allowAll(`urn:policy:acme:s${n}`, `urn:action:acme:x${n}`), { announce: false });
-      pap.misbehave.push('missing-chunk');
+      pap.misbehave.push('missing-message');
       const transport = new NatsPolicyTransport(nc, { prefix, requester: 'replica-a', logger: memoryLogger().logger, chunkTimeoutMs: 200 });
       const handed: string[] = [];
       await expect(transport.fetchSnapshot((policies) => handed.push(...policies.map((policy) => policy.id)))).rejects.toThrow(
-        new SnapshotError('no snapshot chunk arrived within 200 ms'),
+        new SnapshotError('no snapshot message arrived within 200 ms'),
       );
       const ids = pap.snapshot().policies.map((policy) => policy.id);
-      expect(pap.chunkCounts[0]).toBeGreaterThan(1);
+      expect(pap.messageCounts[0]).toBeGreaterThan(1);
       expect(handed.length).toBeGreaterThan(0);
       expect(handed.length).toBeLessThan(ids.length);
       expect(handed).toEqual(ids.slice(0, handed.length));

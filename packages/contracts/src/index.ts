@@ -21,7 +21,7 @@ export * from './event-codec';
 export * from './component-schema';
 export * from './change-codec';
 export * from './snapshot-codec';
-export { SNAPSHOT_PARTS_FORMAT, encodeSnapshotParts, type SnapshotDocumentSink } from './snapshot-parts';
+export { MAX_SNAPSHOT_BYTES, SNAPSHOT_PARTS_FORMAT, encodeSnapshotParts, type SnapshotDocumentSink } from './snapshot-parts';
 export * from './local-channel';
 export * from './replica-status';
 export * from './policy-language';

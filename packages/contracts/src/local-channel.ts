@@ -8,8 +8,8 @@ type SnapshotResponder = (request: SnapshotRequest) => Promise<Uint8Array[]>;
 /**
  * The propagation subjects without NATS, for pap and pdp composed in one process (embedded mode). It carries what
  * NATS carries: a change as its encoded bytes (encodeChange) and a snapshot answer as its messages
- * (encodeSnapshotAnswer), so both sides write and read through the same codecs as over NATS and the pdp's follower
- * cannot tell the difference.
+ * (encodeSnapshotAnswer: parts, pieces of a part larger than a message), so both sides write and read through the
+ * same codecs as over NATS and the pdp's follower cannot tell the difference.
  *
  * Delivery is in process and in publish order; nothing is lost, so receivers need no replay.
  */

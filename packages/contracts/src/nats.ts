@@ -13,7 +13,7 @@ export interface PolicySubjects {
   stream: string;
   /** Subject of change messages (PolicyChange). */
   changes: string;
-  /** Request subject for a full snapshot; the answer comes as SnapshotChunk messages on the reply inbox. */
+  /** Request subject for a snapshot; the answer comes as SnapshotPart (or SnapshotUnchanged) messages on the reply inbox. */
   snapshot: string;
 }
 
@@ -130,23 +130,11 @@ export interface OutgoingSnapshot {
 }
 
 /**
- * A snapshot travels as the UTF-8 JSON of a PolicySnapshot, cut into byte chunks, each carried as
- * base64 in `data` (a cut may fall inside a character); the sender sizes the raw chunks so that a
- * chunk still fits the server's max payload after base64 encoding. Receivers join them whatever their size;
- * `index` counts from 0 and `last` marks the final chunk. Chunks go to the request's reply inbox.
- */
-export interface SnapshotChunk {
-  index: number;
-  last: boolean;
-  data: string;
-}
-
-/**
- * Format 2 of a snapshot answer, for requesters that ask for it (`SnapshotRequest.formats`): one message per run of
- * whole documents, the message's payload the UTF-8 JSON of this object (no base64, no cut inside a document), so a
- * receiver reads each message on its own and never holds the whole snapshot as text. Every part carries the
- * snapshot's `revision`; `components` and `settings` come in part 0 only; `index` counts from 0 and `last` marks the
- * final part.
+ * A snapshot answer, the one format of start-up snapshots, periodic checks, gaps the stream no longer holds and
+ * explanations alike, over NATS and the in-process channel: one message per run of whole documents, its payload the
+ * UTF-8 JSON of this object, so a receiver reads each message on its own and never holds the whole snapshot as text.
+ * Every part carries the snapshot's `revision`; `components` and `settings` come in part 0 only; `index` counts from
+ * 0 and `last` marks the final part. A part larger than one message travels as SnapshotPieces.
  */
 export interface SnapshotPart {
   format: 2;
@@ -159,13 +147,21 @@ export interface SnapshotPart {
 }
 
 /**
- * Body of a snapshot request; `requester` names the replica for pap's log. `formats` lists the answer formats the
- * requester reads besides the base64 chunks every requester reads (today: 2, `SnapshotPart`); a pap answers with
- * chunks when it is absent, and also when a document is too large for a part of its own.
+ * A run of the UTF-8 JSON bytes of SnapshotPart `index` when that part does not fit one message (a document larger
+ * than a message, pap accepting 5 MB policies), base64 in `data`; a cut may fall inside a character. `piece` counts
+ * from 0; `more` is true on all but the final piece, after which the joined bytes are read as the part.
  */
+export interface SnapshotPiece {
+  format: 2;
+  index: number;
+  piece: number;
+  more: boolean;
+  data: string;
+}
+
+/** Body of a snapshot request; `requester` names the replica for pap's log. */
 export interface SnapshotRequest {
   requester: string;
-  formats?: number[];
   /**
    * The revision the requester holds (issue 26): a pap still at that revision answers with one `SnapshotUnchanged`
    * message instead of the set, so the periodic check of an unchanged set costs a look at one row, not the set.

@@ -3,10 +3,14 @@ import { propagatedComponent } from './component-schema';
 import type { DeployedPolicy, OutgoingSnapshot, PolicySnapshot, StoredDocument } from './nats';
 import { readSnapshotSettings, type SolutionSettingsEntry } from './solution-settings';
 import { SnapshotError } from './snapshot-error';
+import { decodeBase64, encodeBase64 } from './base64';
 import { isRecord, isRevision, utf8Encoder, wireDocument } from './wire';
 
-/** The `format` of a SnapshotPart, what a requester lists in `SnapshotRequest.formats` to get parts. */
+/** The `format` of every message of a snapshot answer but the unchanged one: SnapshotPart and SnapshotPiece. */
 export const SNAPSHOT_PARTS_FORMAT = 2;
+
+/** A part cut into pieces larger than this cannot be held as one string by V8 anyway. */
+export const MAX_SNAPSHOT_BYTES = 512 * 1024 * 1024;
 
 /** A character beyond ASCII (U+0080 and up), the only ones whose UTF-8 takes more than one byte. */
 const NOT_ASCII = /[\u0080-\uffff]/;
@@ -27,39 +31,24 @@ function utf8Length(text: string): number {
 const isStored = (document: DeployedPolicy | StoredDocument): document is StoredDocument => 'treeJson' in document;
 
 /**
- * The JSON text of one outgoing document as a DeployedPolicy; `withTree` false leaves its tree out. A stored tree is
- * written as the text it is (the store holds it as JSON, so it is JSON), never parsed here.
+ * The JSON text of one outgoing document as a DeployedPolicy. A stored tree is written as the text it is (the store
+ * holds it as JSON, so it is JSON), never parsed here.
  */
-function documentJson(document: DeployedPolicy | StoredDocument, withTree = true): string {
-  if (!isStored(document)) {
-    if (withTree || document.tree === undefined) return JSON.stringify(document);
-    const bare: DeployedPolicy = { ...document };
-    delete bare.tree;
-    return JSON.stringify(bare);
-  }
+function documentJson(document: DeployedPolicy | StoredDocument): string {
+  if (!isStored(document)) return JSON.stringify(document);
   const { id, xml, treeJson, deployedAt } = document;
-  const tree = withTree && treeJson !== undefined ? `,"tree":${treeJson}` : '';
+  const tree = treeJson === undefined ? '' : `,"tree":${treeJson}`;
   const at = deployedAt === undefined ? '' : `,"deployedAt":${deployedAt}`;
   return `{"id":${JSON.stringify(id)},"xml":${JSON.stringify(xml)}${tree}${at}}`;
 }
 
-const hasTree = (document: DeployedPolicy | StoredDocument): boolean =>
-  isStored(document) ? document.treeJson !== undefined : document.tree !== undefined;
-
-/** The JSON text of a whole snapshot, built from its documents' texts (the base64 chunks carry it). */
-export function snapshotJson(snapshot: OutgoingSnapshot): string {
-  const components = snapshot.components === undefined ? '' : `,"components":${JSON.stringify(snapshot.components)}`;
-  const settings = snapshot.settings === undefined ? '' : `,"settings":${JSON.stringify(snapshot.settings)}`;
-  return `{"revision":${snapshot.revision},"policies":[${snapshot.policies.map((document) => documentJson(document)).join(',')}]${components}${settings}}`;
-}
-
 /**
- * A snapshot as SnapshotPart messages (their UTF-8 JSON) of at most `maxBytes` each, documents in snapshot order, as
- * many whole documents per part as fit. A document too large for a part of its own goes without its tree (the
- * receiver compiles its XML, as for a change); undefined when even that, or the components, do not fit: the sender
- * then answers in chunks.
+ * A snapshot as the messages of its answer, each at most `maxBytes`: SnapshotParts of as many whole documents as fit,
+ * in snapshot order, part 0 with the components and settings. A document too large for a part of its own gets a part
+ * of its own, and a part larger than `maxBytes` (that one, or a part 0 with very many components) travels cut into
+ * SnapshotPieces: one format, whatever the sizes, and the same bytes over NATS and the in-process channel.
  */
-export function encodeSnapshotParts(snapshot: OutgoingSnapshot, maxBytes: number): Uint8Array[] | undefined {
+export function encodeSnapshotParts(snapshot: OutgoingSnapshot, maxBytes: number): Uint8Array[] {
   const head = (index: number) => `{"format":${SNAPSHOT_PARTS_FORMAT},"index":${index},"revision":${snapshot.revision},`;
   // The largest head and tail any part can have: index and `last` take their widest form.
   const frame = utf8Length(head(snapshot.policies.length)) + utf8Length(',"policies":[],"last":false}');
@@ -68,39 +57,54 @@ export function encodeSnapshotParts(snapshot: OutgoingSnapshot, maxBytes: number
     snapshot.components === undefined ? '' : `"components":${JSON.stringify(snapshot.components)},`,
     snapshot.settings === undefined ? '' : `"settings":${JSON.stringify(snapshot.settings)},`,
   ].join('');
-  const firstRoom = maxBytes - frame - utf8Length(extras);
-  if (firstRoom < 0) return undefined;
   const parts: string[][] = [[]];
-  let room = firstRoom;
+  let room = maxBytes - frame - utf8Length(extras);
+  // Whether the part being filled holds anything yet: a document that does not fit starts a new part only then.
+  let holds = extras !== '';
   for (const policy of snapshot.policies) {
-    let text = documentJson(policy);
-    let size = utf8Length(text) + 1; // its comma
-    if (size > maxBytes - frame && hasTree(policy)) {
-      text = documentJson(policy, false);
-      size = utf8Length(text) + 1;
-    }
-    if (size > room) {
-      if (size > maxBytes - frame) return undefined;
+    const text = documentJson(policy);
+    const size = utf8Length(text) + 1; // its comma
+    if (size > room && holds) {
       parts.push([]);
       room = maxBytes - frame;
     }
     parts[parts.length - 1]?.push(text);
     room -= size;
+    holds = true;
   }
-  return parts.map((documents, index) => {
+  return parts.flatMap((documents, index) => {
     const last = index === parts.length - 1;
     const start = index === 0 ? `${head(index)}${extras}` : head(index);
-    return utf8Encoder.encode(`${start}"policies":[${documents.join(',')}],"last":${String(last)}}`);
+    const bytes = utf8Encoder.encode(`${start}"policies":[${documents.join(',')}],"last":${String(last)}}`);
+    return bytes.length <= maxBytes ? [bytes] : piecesOf(bytes, index, maxBytes);
   });
+}
+
+/**
+ * The UTF-8 JSON of part `index`, too large for one message, as SnapshotPieces of at most `maxBytes`: runs of its bytes
+ * (a cut may fall inside a character), base64 in `data`, numbered from 0, `more` on all but the final one.
+ */
+function piecesOf(bytes: Uint8Array, index: number, maxBytes: number): Uint8Array[] {
+  const envelope = (piece: number, more: boolean, data: string) =>
+    `{"format":${SNAPSHOT_PARTS_FORMAT},"index":${index},"piece":${piece},"more":${String(more)},"data":"${data}"}`;
+  // Base64 takes 4 characters per 3 bytes; the envelope is measured at its widest (a piece number can't exceed the bytes).
+  const raw = Math.max(3, Math.floor((maxBytes - envelope(bytes.length, false, '').length) / 4) * 3);
+  const pieces: Uint8Array[] = [];
+  for (let offset = 0, piece = 0; offset < bytes.length; offset += raw, piece++) {
+    const end = Math.min(offset + raw, bytes.length);
+    pieces.push(utf8Encoder.encode(envelope(piece, end < bytes.length, encodeBase64(bytes.subarray(offset, end)))));
+  }
+  return pieces;
 }
 
 /** Takes the documents of each part as it is read, so a receiver can use them while the next parts travel. */
 export type SnapshotDocumentSink = (policies: DeployedPolicy[]) => void;
 
 /**
- * Collects SnapshotPart messages (each already parsed from its JSON), checking each as it arrives, so only the
- * documents are kept, never the text. Parts must arrive in order with one revision. With a `sink`, each part's
- * documents go to it instead and are not kept: the result then holds no policies, only the revision and components.
+ * Collects the messages of a snapshot answer (each already parsed from its JSON), checking each as it arrives, so only
+ * the documents are kept, never the text (but for a part cut into pieces, until its last piece is in). Parts must
+ * arrive in order with one revision, a part's pieces in order and uninterrupted. With a `sink`, each part's documents
+ * go to it instead and are not kept: the result then holds no policies, only the revision, components and settings.
  */
 export class SnapshotParts {
   private readonly policies: DeployedPolicy[] = [];
@@ -109,12 +113,29 @@ export class SnapshotParts {
   private revision: number | undefined;
   private next = 0;
   private done = false;
+  /** The text so far of a part that comes in pieces, decoded piece by piece (a character may be cut between two). */
+  private pieces: string[] = [];
+  private pieceBytes = 0;
+  private readonly decoder = new TextDecoder();
 
-  constructor(private readonly sink?: SnapshotDocumentSink) {}
+  constructor(
+    private readonly sink?: SnapshotDocumentSink,
+    private readonly maxBytes = MAX_SNAPSHOT_BYTES,
+  ) {}
 
   /** True once the last part is in. */
   add(message: Record<string, unknown>): boolean {
     if (this.done) throw new SnapshotError('a snapshot part arrived after the last one');
+    if (message.piece !== undefined) {
+      const whole = this.addPiece(message);
+      return whole === undefined ? false : this.addPart(whole);
+    }
+    if (this.pieces.length > 0) throw new SnapshotError(`snapshot part ${this.next} stopped before its last piece`);
+    return this.addPart(message);
+  }
+
+  /** True once the last part is in. */
+  private addPart(message: Record<string, unknown>): boolean {
     const { index, last, revision, policies } = message;
     if (!Number.isSafeInteger(index) || typeof last !== 'boolean' || !isRevision(revision) || !Array.isArray(policies)) {
       throw new SnapshotError('a snapshot part must hold `index`, `last`, `revision` and `policies`');
@@ -146,6 +167,35 @@ export class SnapshotParts {
     return last;
   }
 
+  /** Adds one piece of the part expected next; the part, parsed, once its last piece is in. */
+  private addPiece(message: Record<string, unknown>): Record<string, unknown> | undefined {
+    const { index, piece, more, data } = message;
+    if (!Number.isSafeInteger(index) || !Number.isSafeInteger(piece) || typeof more !== 'boolean' || typeof data !== 'string') {
+      throw new SnapshotError('a snapshot piece must hold `index`, `piece`, `more` and `data`');
+    }
+    if (index !== this.next) throw new SnapshotError(`a piece of snapshot part ${String(index)} arrived where part ${this.next} was expected`);
+    if (piece !== this.pieces.length) {
+      throw new SnapshotError(`piece ${String(piece)} of snapshot part ${this.next} arrived where piece ${this.pieces.length} was expected`);
+    }
+    const bytes = decodeBase64(data);
+    if (bytes === undefined) throw new SnapshotError(`piece ${this.pieces.length} of snapshot part ${this.next} is not base64`);
+    this.pieceBytes += bytes.length;
+    if (this.pieceBytes > this.maxBytes) throw new SnapshotError(`snapshot part ${this.next} exceeds ${this.maxBytes} bytes`);
+    this.pieces.push(this.decoder.decode(bytes, { stream: more }));
+    if (more) return undefined;
+    const text = this.pieces.join('');
+    this.pieces = [];
+    this.pieceBytes = 0;
+    let whole: unknown;
+    try {
+      whole = JSON.parse(text);
+    } catch {
+      throw new SnapshotError(`snapshot part ${this.next}, joined from its pieces, is not JSON`);
+    }
+    if (!isSnapshotPart(whole) || whole.piece !== undefined) throw new SnapshotError(`snapshot part ${this.next}, joined from its pieces, is not a part`);
+    return whole;
+  }
+
   /** The snapshot the parts spell; only after `add` returned true. */
   result(): PolicySnapshot {
     if (!this.done || this.revision === undefined) throw new SnapshotError('the snapshot is incomplete');
@@ -166,6 +216,6 @@ export class SnapshotParts {
   }
 }
 
-/** Whether a parsed snapshot message is a SnapshotPart (format 2) rather than a chunk. */
+/** Whether a parsed snapshot message is a SnapshotPart or a SnapshotPiece (format 2). */
 export const isSnapshotPart = (message: unknown): message is Record<string, unknown> =>
   isRecord(message) && message.format === SNAPSHOT_PARTS_FORMAT;

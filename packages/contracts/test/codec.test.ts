@@ -7,21 +7,17 @@ import {
   deployedDocument,
   documentKind,
   encodeChange,
-  encodeSnapshot,
+  encodeSnapshotAnswer,
+  encodeSnapshotParts,
   parseChange,
   propagatedComponent,
-  snapshotChunkBytes,
   type Component,
   type PolicyChange,
   type PolicySnapshot,
 } from '@custos/contracts';
 import { decodeBase64, encodeBase64 } from '../src/base64';
 
-const join = (chunks: ReturnType<typeof encodeSnapshot>): PolicySnapshot => {
-  const assembler = new SnapshotAssembler();
-  chunks.forEach((chunk) => assembler.add(chunk));
-  return assembler.result();
-};
+const json = (bytes: Uint8Array) => JSON.parse(Buffer.from(bytes).toString('utf8')) as Record<string, unknown>;
 
 describe('base64', () => {
   it('agrees with Node for every length around the 3-byte groups and for every byte value', () => {
@@ -64,52 +60,79 @@ describe('deployed documents', () => {
   });
 });
 
-describe('snapshot encoding', () => {
+describe('snapshot encoding: a part larger than a message travels in pieces', () => {
   const snapshot: PolicySnapshot = {
     revision: 3,
     policies: [
-      { id: 'urn:policy:acme:ü', xml: '<policy>äöü € 𝄞</policy>' },
+      { id: 'urn:policy:acme:ü', xml: `<policy>${'äöü € 𝄞 '.repeat(40)}</policy>` },
       { id: 'urn:timer:acme:t', xml: '<timer/>' },
     ],
     components: [],
   };
+  const first = snapshot.policies[0]!;
 
-  it('cuts the UTF-8 JSON into byte chunks of base64 that the assembler joins back', () => {
-    const bytes = Buffer.byteLength(JSON.stringify(snapshot));
-    for (const size of [1, 2, 3, 7, 64, bytes, bytes + 1]) {
-      const chunks = encodeSnapshot(snapshot, size);
-      expect(chunks).toHaveLength(Math.ceil(bytes / size));
-      chunks.forEach((chunk, index) => {
-        expect(chunk).toMatchObject({ index, last: index === chunks.length - 1 });
-        expect(Buffer.from(chunk.data, 'base64').length).toBeLessThanOrEqual(size);
-      });
-      expect(Buffer.concat(chunks.map((c) => Buffer.from(c.data, 'base64'))).toString('utf8')).toBe(JSON.stringify(snapshot));
-      expect(join(chunks)).toEqual(snapshot);
+  it('cuts the part of a large document into base64 pieces within the limit, joined back exactly', () => {
+    const partBytes = Buffer.byteLength(JSON.stringify(first)) + 100;
+    for (const maxBytes of [90, 97, 128, 333, partBytes]) {
+      const messages = encodeSnapshotParts(snapshot, maxBytes).map(json);
+      for (const message of encodeSnapshotParts(snapshot, maxBytes)) expect(message.length).toBeLessThanOrEqual(maxBytes);
+      // Part 0 holds the components; part 1 the large document.
+      const pieces = messages.filter((message) => 'piece' in message && message.index === 1);
+      if (maxBytes < partBytes) {
+        expect(pieces.length).toBeGreaterThan(1);
+        pieces.forEach((piece, n) => expect(piece).toMatchObject({ format: 2, piece: n, more: n < pieces.length - 1, data: expect.any(String) }));
+        // The pieces' bytes are the JSON of one part, cut anywhere (here through multi-byte characters).
+        const joined = JSON.parse(Buffer.concat(pieces.map((piece) => Buffer.from(piece.data as string, 'base64'))).toString('utf8')) as Record<string, unknown>;
+        expect(joined.policies).toEqual([first]);
+      } else {
+        expect(pieces).toEqual([]);
+      }
+      expect(decodeSnapshot(encodeSnapshotParts(snapshot, maxBytes))).toEqual(snapshot);
     }
   });
 
-  it('decodes a complete list of chunks in index order, however they are listed', () => {
-    const chunks = encodeSnapshot(snapshot, 5);
-    expect(decodeSnapshot([...chunks].reverse())).toEqual(snapshot);
-    // A list with a hole is not a snapshot.
-    expect(() => decodeSnapshot(chunks.filter((chunk) => chunk.index !== 1))).toThrow(SnapshotError);
+  it('gives a large document a part of its own between whole documents, its tree kept', () => {
+    const tree = { version: 1, policy: { pad: 'y'.repeat(3000) } };
+    const small = (n: number) => ({ id: `urn:policy:acme:s${n}`, xml: '<policy/>' });
+    const large = { id: 'urn:policy:acme:t', xml: '<policy/>', tree };
+    const outgoing: PolicySnapshot = { revision: 4, policies: [small(1), small(2), large, small(3)] };
+    const messages = encodeSnapshotAnswer(outgoing, PAYLOAD_HEADROOM_BYTES + 1000).map(json);
+    expect(messages[0]).toMatchObject({ index: 0, policies: [small(1), small(2)] });
+    expect(messages.filter((message) => message.index === 1).every((message) => 'piece' in message)).toBe(true);
+    expect(messages.at(-1)).toMatchObject({ index: 2, policies: [small(3)], last: true });
+    expect(decodeSnapshot(encodeSnapshotAnswer(outgoing, PAYLOAD_HEADROOM_BYTES + 1000))).toEqual(outgoing);
   });
 
-  it('refuses a chunk size that is not a positive integer', () => {
-    expect(() => encodeSnapshot(snapshot, 0)).toThrow('chunk size must be a positive integer, got 0');
-    expect(() => encodeSnapshot(snapshot, 1.5)).toThrow(/positive integer/);
+  // Without components, part 0 is the large document's.
+  const bare: PolicySnapshot = { revision: 3, policies: snapshot.policies };
+
+  it('fails on a piece out of order, missing, not base64, interrupted or too large', () => {
+    const messages = encodeSnapshotParts(bare, 120).map(json);
+    const [p0, p1, p2] = messages;
+    const skipped = new SnapshotAssembler();
+    skipped.add(p0);
+    expect(() => skipped.add(p2)).toThrow(new SnapshotError('piece 2 of snapshot part 0 arrived where piece 1 was expected'));
+    expect(() => new SnapshotAssembler().add(p1)).toThrow(/piece 1 of snapshot part 0 arrived where piece 0 was expected/);
+    expect(() => new SnapshotAssembler().add({ ...p0, data: 'e$==' })).toThrow(new SnapshotError('piece 0 of snapshot part 0 is not base64'));
+    expect(() => new SnapshotAssembler().add({ format: 2, index: 0, piece: 0, data: 'eA==' })).toThrow(/must hold `index`, `piece`, `more` and `data`/);
+    const interrupted = new SnapshotAssembler();
+    interrupted.add(p0);
+    expect(() => interrupted.add({ format: 2, index: 0, last: true, revision: 3, policies: [] })).toThrow('snapshot part 0 stopped before its last piece');
+    const garbled = new SnapshotAssembler();
+    expect(() => garbled.add({ format: 2, index: 0, piece: 0, more: false, data: Buffer.from('{"format":').toString('base64') })).toThrow(
+      'snapshot part 0, joined from its pieces, is not JSON',
+    );
+    const nested = { format: 2, index: 0, piece: 0, more: false, data: Buffer.from(JSON.stringify(p0)).toString('base64') };
+    expect(() => new SnapshotAssembler().add(nested)).toThrow('snapshot part 0, joined from its pieces, is not a part');
+    const bounded = new SnapshotAssembler(10);
+    bounded.add({ format: 2, index: 0, piece: 0, more: true, data: Buffer.alloc(9).toString('base64') });
+    expect(() => bounded.add({ format: 2, index: 0, piece: 1, more: false, data: Buffer.alloc(3).toString('base64') })).toThrow('snapshot part 0 exceeds 10 bytes');
   });
 
-  it('sizes chunks so that their base64 fits the payload limit with headroom', () => {
-    const raw = snapshotChunkBytes(1024 * 1024);
-    expect(raw % 3).toBe(0);
-    expect((raw / 3) * 4).toBeLessThanOrEqual(1024 * 1024 - PAYLOAD_HEADROOM_BYTES);
-    expect(((raw + 3) / 3) * 4).toBeGreaterThan(1024 * 1024 - PAYLOAD_HEADROOM_BYTES);
-    expect(snapshotChunkBytes(10)).toBe(3);
-  });
-
-  it('fails a chunk whose data is not base64', () => {
-    expect(() => new SnapshotAssembler().add({ index: 0, last: true, data: 'e$==' })).toThrow(new SnapshotError('snapshot chunk 0 is not base64'));
+  it('decodes only a complete answer', () => {
+    const messages = encodeSnapshotParts(bare, 120);
+    expect(decodeSnapshot(messages)).toEqual(bare);
+    expect(() => decodeSnapshot(messages.slice(0, -1))).toThrow(new SnapshotError('the snapshot is incomplete'));
   });
 });
 
@@ -186,10 +209,9 @@ describe('change messages', () => {
 
   it('reads `deployedAt` in snapshots and refuses a bad one', () => {
     const snapshot: PolicySnapshot = { revision: 9, policies: [{ id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt: 7 }], components: [] };
-    expect(decodeSnapshot(encodeSnapshot(snapshot, 64))).toEqual(snapshot);
-    const bad = { ...snapshot, policies: [{ id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt: 'x' }] };
-    const bytes = Buffer.from(JSON.stringify(bad));
-    expect(() => decodeSnapshot([{ index: 0, last: true, data: bytes.toString('base64') }])).toThrow(SnapshotError);
+    expect(decodeSnapshot(encodeSnapshotAnswer(snapshot, PAYLOAD_HEADROOM_BYTES + 64))).toEqual(snapshot);
+    const bad = { format: 2, index: 0, last: true, revision: 9, policies: [{ id: 'urn:policy:acme:p', xml: '<policy/>', deployedAt: 'x' }] };
+    expect(() => new SnapshotAssembler().add(bad)).toThrow(SnapshotError);
   });
 });
 

@@ -17,7 +17,7 @@ describe('LocalPolicyChannel', () => {
 
   it('answers snapshot requests while a responder is there', async () => {
     const channel = new LocalPolicyChannel();
-    const request = { requester: 'test', formats: [2] };
+    const request = { requester: 'test' };
     await expect(channel.requestSnapshot(request)).rejects.toBeInstanceOf(SnapshotError);
     const asked: unknown[] = [];
     const answer = [new TextEncoder().encode('{"format":2,"index":0,"revision":0,"policies":[],"last":true}')];

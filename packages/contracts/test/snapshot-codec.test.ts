@@ -1,87 +1,40 @@
-import { MAX_SNAPSHOT_BYTES, SnapshotAssembler, SnapshotError, parseChange, parseSnapshot } from '@custos/contracts';
+import { MAX_SNAPSHOT_BYTES, SnapshotAssembler, SnapshotError, encodeSnapshotParts, parseChange } from '@custos/contracts';
 
-const chunksOf = (text: string, size: number) => {
-  const bytes = Buffer.from(text, 'utf8');
-  const chunks = [];
-  for (let offset = 0, index = 0; offset < bytes.length || index === 0; offset += size, index++) {
-    const part = bytes.subarray(offset, offset + size);
-    chunks.push({ index, last: offset + size >= bytes.length, data: part.toString('base64') });
-  }
-  return chunks;
-};
+/** One whole part holding `policies` (parsed JSON), as a pdp reads it. */
+const part = (policies: unknown[], revision = 1) => ({ format: 2, index: 0, last: true, revision, policies });
 
 describe('SnapshotAssembler', () => {
   const snapshot = { revision: 12, policies: [{ id: 'urn:policy:acme:ü', xml: '<policy>äöü € 𝄞</policy>' }] };
-  const text = JSON.stringify(snapshot);
 
-  it('joins byte chunks that cut through characters', () => {
+  it('reads messages as they travel (their bytes), and refuses one that is not JSON', () => {
     const assembler = new SnapshotAssembler();
-    const chunks = chunksOf(text, 7);
-    expect(chunks.length).toBeGreaterThan(5);
-    const results = chunks.map((chunk) => assembler.add(chunk));
-    expect(results.slice(0, -1).every((done) => !done)).toBe(true);
-    expect(results.at(-1)).toBe(true);
+    const messages = encodeSnapshotParts(snapshot, 1000);
+    expect(messages.map((message) => assembler.addMessage(message))).toEqual([true]);
     expect(assembler.result()).toEqual(snapshot);
+    expect(() => new SnapshotAssembler().addMessage(new TextEncoder().encode('{"index":'))).toThrow(new SnapshotError('a snapshot message is not JSON'));
   });
 
-  it('reads messages as they travel (their bytes), chunks cut through characters included, and refuses one that is not JSON', () => {
-    const assembler = new SnapshotAssembler();
-    const messages = chunksOf(text, 7).map((chunk) => new TextEncoder().encode(JSON.stringify(chunk)));
-    const results = messages.map((message) => assembler.addMessage(message));
-    expect(results.at(-1)).toBe(true);
-    expect(assembler.result()).toEqual(snapshot);
-    expect(() => new SnapshotAssembler().addMessage(new TextEncoder().encode('{"index":'))).toThrow(new SnapshotError('a snapshot chunk is not JSON'));
+  it('refuses a message that is neither a part nor a piece', () => {
+    expect(() => new SnapshotAssembler().add({ index: 0, last: true, data: 'eA==' })).toThrow(/must be a part or a piece of one/);
+    expect(() => new SnapshotAssembler().add('part')).toThrow(SnapshotError);
   });
 
-  it('takes a snapshot in a single chunk', () => {
-    const assembler = new SnapshotAssembler();
-    expect(assembler.add({ index: 0, last: true, data: Buffer.from(text).toString('base64') })).toBe(true);
-    expect(assembler.result().revision).toBe(12);
-  });
-
-  it('fails on a chunk out of order or missing', () => {
-    const chunks = chunksOf(text, 10);
-    const skipped = new SnapshotAssembler();
-    skipped.add(chunks[0]);
-    expect(() => skipped.add(chunks[2])).toThrow(new SnapshotError('snapshot chunk 2 arrived where chunk 1 was expected'));
-    const repeated = new SnapshotAssembler();
-    repeated.add(chunks[0]);
-    expect(() => repeated.add(chunks[0])).toThrow(SnapshotError);
-    const lateStart = new SnapshotAssembler();
-    expect(() => lateStart.add(chunks[1])).toThrow(/arrived where chunk 0 was expected/);
-  });
-
-  it('fails on malformed chunks and on chunks after the last', () => {
-    expect(() => new SnapshotAssembler().add({ index: 0, data: 'eA==' })).toThrow(/must hold `index`, `last` and `data`/);
-    expect(() => new SnapshotAssembler().add('chunk')).toThrow(SnapshotError);
-    const done = new SnapshotAssembler();
-    done.add({ index: 0, last: true, data: Buffer.from(text).toString('base64') });
-    expect(() => done.add({ index: 1, last: true, data: '' })).toThrow(/after the last one/);
-  });
-
-  it('refuses the result before the last chunk and a snapshot that is not one', () => {
-    const partial = new SnapshotAssembler();
-    partial.add({ index: 0, last: false, data: 'eA==' });
-    expect(() => partial.result()).toThrow(/incomplete/);
-    const garbage = new SnapshotAssembler();
-    garbage.add({ index: 0, last: true, data: Buffer.from('{"revision":').toString('base64') });
-    expect(() => garbage.result()).toThrow(/not valid JSON/);
-  });
-
-  it('refuses a snapshot larger than the limit', () => {
+  it('bounds a part joined from pieces', () => {
     expect(MAX_SNAPSHOT_BYTES).toBe(512 * 1024 * 1024);
-    const assembler = new SnapshotAssembler(10);
-    assembler.add({ index: 0, last: false, data: Buffer.alloc(10).toString('base64') });
-    expect(() => assembler.add({ index: 1, last: true, data: 'eA==' })).toThrow('the snapshot exceeds 10 bytes');
   });
 });
 
-describe('parseSnapshot', () => {
+describe('a part', () => {
   it('checks the shape', () => {
-    expect(parseSnapshot('{"revision":0,"policies":[]}')).toEqual({ revision: 0, policies: [] });
-    expect(() => parseSnapshot('{"revision":-1,"policies":[]}')).toThrow(SnapshotError);
-    expect(() => parseSnapshot('{"revision":1}')).toThrow(/`revision` and `policies`/);
-    expect(() => parseSnapshot('{"revision":1,"policies":[{"id":"x"}]}')).toThrow(/snapshot policy 0/);
+    const read = (message: object) => {
+      const assembler = new SnapshotAssembler();
+      assembler.add(message);
+      return assembler.result();
+    };
+    expect(read(part([], 0))).toEqual({ revision: 0, policies: [] });
+    expect(() => read(part([], -1))).toThrow(SnapshotError);
+    expect(() => read({ format: 2, index: 0, last: true, revision: 1 })).toThrow(/`index`, `last`, `revision` and `policies`/);
+    expect(() => read(part([{ id: 'x' }]))).toThrow(/snapshot part 0, policy 0/);
   });
 });
 
@@ -111,9 +64,9 @@ describe('the compiled tree beside the XML', () => {
   const tree = { version: 1, policy: { id: 'urn:policy:acme:p', mechanisms: [] } };
 
   it('travels in snapshots and deploy changes, and stays optional', () => {
-    const snapshot = parseSnapshot(
-      JSON.stringify({ revision: 3, policies: [{ id: 'urn:policy:acme:p', xml: '<p/>', tree }, { id: 'urn:policy:acme:q', xml: '<q/>' }] }),
-    );
+    const assembler = new SnapshotAssembler();
+    assembler.add(part([{ id: 'urn:policy:acme:p', xml: '<p/>', tree }, { id: 'urn:policy:acme:q', xml: '<q/>' }], 3));
+    const snapshot = assembler.result();
     expect(snapshot.policies).toEqual([{ id: 'urn:policy:acme:p', xml: '<p/>', tree }, { id: 'urn:policy:acme:q', xml: '<q/>' }]);
     expect('tree' in snapshot.policies[1]!).toBe(false);
     expect(parseChange(JSON.stringify({ revision: 4, type: 'deploy', policy: { id: 'urn:policy:acme:p', xml: '<p/>', tree } }))).toEqual({
@@ -126,7 +79,8 @@ describe('the compiled tree beside the XML', () => {
   it('refuses a tree that is not an object', () => {
     for (const damaged of ['"tree"', '[]', 'null', '1']) {
       expect(parseChange(`{"revision":2,"type":"deploy","policy":{"id":"a","xml":"<p/>","tree":${damaged}}}`)).toMatch(/a `tree` only as an object/);
-      expect(() => parseSnapshot(`{"revision":1,"policies":[{"id":"a","xml":"<p/>","tree":${damaged}}]}`)).toThrow(/snapshot policy 0 .*a `tree` only as an object/);
+      const policies = [JSON.parse(`{"id":"a","xml":"<p/>","tree":${damaged}}`) as unknown];
+      expect(() => new SnapshotAssembler().add(part(policies))).toThrow(/snapshot part 0, policy 0 .*a `tree` only as an object/);
     }
   });
 });

@@ -31,7 +31,7 @@ const snapshot: PolicySnapshot = { revision: 40, policies: Array.from({ length: 
 describe('encodeSnapshotParts', () => {
   it('packs whole documents into parts within the byte limit, read back exactly', () => {
     const maxBytes = 900;
-    const parts = encodeSnapshotParts(snapshot, maxBytes)!;
+    const parts = encodeSnapshotParts(snapshot, maxBytes);
     expect(parts.length).toBeGreaterThan(5);
     let documents = 0;
     parts.forEach((part, index) => {
@@ -46,43 +46,49 @@ describe('encodeSnapshotParts', () => {
   });
 
   it('sends an empty snapshot as one part, and one without components without them', () => {
-    const parts = encodeSnapshotParts({ revision: 0, policies: [] }, 1000)!;
+    const parts = encodeSnapshotParts({ revision: 0, policies: [] }, 1000);
     expect(parts.map(json)).toEqual([{ format: 2, index: 0, revision: 0, policies: [], last: true }]);
     expect(read(parts)).toEqual({ revision: 0, policies: [] });
   });
 
-  it('sends a document too large for a part without its tree, and gives up when even that does not fit', () => {
+  it('sends a document too large for a part in a part of its own, cut into pieces, its tree kept; components too', () => {
     const large = { id: 'urn:policy:acme:large', xml: '<policy/>', tree: { version: 1, policy: { pad: 'y'.repeat(2000) } } };
-    const parts = encodeSnapshotParts({ revision: 3, policies: [policy(1), large, policy(2)] }, 800)!;
-    expect(read(parts).policies).toEqual([policy(1), { id: 'urn:policy:acme:large', xml: '<policy/>' }, policy(2)]);
-    expect(encodeSnapshotParts({ revision: 3, policies: [{ id: 'urn:policy:acme:huge', xml: 'z'.repeat(2000) }] }, 800)).toBeUndefined();
-    expect(encodeSnapshotParts({ revision: 3, policies: [], components: [pip] }, 120)).toBeUndefined();
+    const parts = encodeSnapshotParts({ revision: 3, policies: [policy(1), large, policy(2)] }, 800);
+    expect(parts.every((part) => part.length <= 800)).toBe(true);
+    const messages = parts.map(json);
+    // Part 0 and part 2 whole around part 1, whose ~2 KB take at least three pieces of 800 bytes.
+    expect(messages.length).toBeGreaterThanOrEqual(5);
+    expect(messages.map((message) => [message.index, 'piece' in message])).toEqual(
+      messages.map((_, n) => (n === 0 ? [0, false] : n === messages.length - 1 ? [2, false] : [1, true])),
+    );
+    expect(read(parts).policies).toEqual([policy(1), large, policy(2)]);
+    const many: PolicySnapshot = { revision: 3, policies: [policy(1)], components: [pip, pip, pip] };
+    const head = encodeSnapshotParts(many, 120);
+    expect(head.every((part) => part.length <= 120)).toBe(true);
+    expect(read(head)).toEqual(many);
   });
 });
 
 describe('encodeSnapshotAnswer', () => {
-  it('answers in parts only to requesters that read them, and in chunks when a document does not fit a part', () => {
-    const parts = encodeSnapshotAnswer(snapshot, { requester: 'r', formats: [SNAPSHOT_PARTS_FORMAT] }, 1024 * 1024);
+  it('answers in parts within the payload less its headroom, a document larger than that in pieces', () => {
+    const parts = encodeSnapshotAnswer(snapshot, 1024 * 1024);
     expect(parts).toHaveLength(1);
     expect(json(parts[0]!).format).toBe(2);
     expect(read(parts)).toEqual(snapshot);
 
-    for (const request of [undefined, { requester: 'r' }, { requester: 'r', formats: [7] }]) {
-      const chunks = encodeSnapshotAnswer(snapshot, request, 1024 * 1024);
-      expect(json(chunks[0]!)).toMatchObject({ index: 0, last: true, data: expect.any(String) });
-      expect(read(chunks)).toEqual(snapshot);
-    }
-
     const huge: PolicySnapshot = { revision: 2, policies: [{ id: 'urn:policy:acme:huge', xml: 'z'.repeat(9000) }] };
-    const fallback = encodeSnapshotAnswer(huge, { requester: 'r', formats: [2] }, 4096 + 5000);
-    expect(fallback.length).toBeGreaterThan(1);
-    for (const message of fallback) expect(json(message).data).toEqual(expect.any(String));
-    expect(read(fallback)).toEqual(huge);
+    const pieces = encodeSnapshotAnswer(huge, 4096 + 5000);
+    expect(pieces.length).toBeGreaterThan(1);
+    for (const message of pieces) {
+      expect(message.length).toBeLessThanOrEqual(5000);
+      expect(json(message)).toMatchObject({ format: 2, index: 0, data: expect.any(String) });
+    }
+    expect(read(pieces)).toEqual(huge);
   });
 });
 
 describe('SnapshotAssembler with parts', () => {
-  const parts = () => encodeSnapshotParts(snapshot, 900)!.map(json);
+  const parts = () => encodeSnapshotParts(snapshot, 900).map(json);
 
   it('fails on a part out of order, missing, repeated or of another revision', () => {
     const [first, second, third] = parts();
@@ -97,7 +103,7 @@ describe('SnapshotAssembler with parts', () => {
     expect(() => other.add({ ...second, revision: 41 })).toThrow('snapshot part 1 is of revision 41, the parts before of 40');
   });
 
-  it('fails on malformed parts, chunks among parts, components after part 0 and anything after the last part', () => {
+  it('fails on malformed parts, other messages among parts, components after part 0 and anything after the last part', () => {
     const [first, second] = parts();
     expect(() => new SnapshotAssembler().add({ format: 2, index: 0, last: true, policies: [] })).toThrow(/must hold `index`, `last`, `revision` and `policies`/);
     expect(() => new SnapshotAssembler().add({ format: 2, index: 0, last: true, revision: 1, policies: [{ id: 'a' }] })).toThrow(
@@ -108,7 +114,7 @@ describe('SnapshotAssembler with parts', () => {
     );
     const mixed = new SnapshotAssembler();
     mixed.add(first);
-    expect(() => mixed.add({ index: 1, last: true, data: 'eA==' })).toThrow(new SnapshotError('a snapshot chunk arrived among snapshot parts'));
+    expect(() => mixed.add({ index: 1, last: true, data: 'eA==' })).toThrow(/must be a part or a piece of one/);
     const late = new SnapshotAssembler();
     late.add(first);
     expect(() => late.add({ ...second, components: [pip] })).toThrow('snapshot part 1 holds `components`, which only part 0 may');
@@ -139,15 +145,20 @@ describe('SnapshotAssembler with parts', () => {
     expect(handed).toEqual([]);
   });
 
-  it('keeps the documents of a snapshot in chunks whole, whatever the sink', () => {
-    const handed: unknown[] = [];
-    const assembler = new SnapshotAssembler(undefined, (policies) => handed.push(...policies));
-    const chunks = encodeSnapshotAnswer(snapshot, { formats: [1] }, 8192).map(json);
-    expect(chunks.length).toBeGreaterThan(1);
-    expect(chunks[0]).toMatchObject({ index: 0, data: expect.any(String) });
-    chunks.forEach((chunk) => assembler.add(chunk));
-    expect(assembler.result()).toEqual(snapshot);
-    expect(handed).toEqual([]);
+  it('hands a document that came in pieces to the sink once its last piece is in', () => {
+    const handed: string[][] = [];
+    const assembler = new SnapshotAssembler(undefined, (policies) => handed.push(policies.map((p) => p.id)));
+    const large = { id: 'urn:policy:acme:large', xml: `<policy>${'ä'.repeat(1500)}</policy>` };
+    const messages = encodeSnapshotParts({ revision: 5, policies: [policy(1), large] }, 900).map(json);
+    const pieces = messages.filter((message) => 'piece' in message);
+    expect(pieces.length).toBeGreaterThan(2);
+    messages.forEach((message) => {
+      assembler.add(message);
+      // Nothing of the large document before its last piece.
+      expect(handed.flat().includes(large.id)).toBe(message === messages.at(-1));
+    });
+    expect(handed).toEqual([[policy(1).id], [large.id]]);
+    expect(assembler.result()).toEqual({ revision: 5, policies: [] });
   });
 
   it('refuses the result before the last part', () => {
@@ -165,22 +176,27 @@ describe('documents whose tree is stored JSON text (issue 26)', () => {
   };
   const ascii = (n: number): StoredDocument => ({ id: `urn:policy:acme:a${n}`, xml: `<policy id="a${n}"/>`, treeJson: JSON.stringify(tree) });
 
-  it('are sent as the documents with that tree, in parts and in chunks alike', () => {
+  it('are sent as the documents with that tree, in parts and in pieces alike', () => {
     const outgoing = { revision: 40, policies: Array.from({ length: 30 }, (_, n) => stored(n)), components: [pip] };
-    const parts = encodeSnapshotParts(outgoing, 900)!;
+    const parts = encodeSnapshotParts(outgoing, 900);
     expect(parts.every((part) => part.length <= 900)).toBe(true);
     expect(read(parts)).toEqual(snapshot);
-    expect(read(encodeSnapshotAnswer(outgoing, { requester: 'r' }, 4096 + 500))).toEqual(snapshot);
+    const pieces = encodeSnapshotAnswer(outgoing, 4096 + 200);
+    expect(pieces.every((message) => message.length <= 200)).toBe(true);
+    expect(pieces.map(json).filter((message) => 'piece' in message).length).toBeGreaterThan(30);
+    expect(read(pieces)).toEqual(snapshot);
   });
 
-  it('keep the byte limit for ASCII-only documents too, and leave a tree too large for a part behind', () => {
+  it('keep the byte limit for ASCII-only documents too, and a tree too large for a part travels in pieces', () => {
     const documents = Array.from({ length: 40 }, (_, n) => ascii(n));
-    const parts = encodeSnapshotParts({ revision: 1, policies: documents }, 700)!;
+    const parts = encodeSnapshotParts({ revision: 1, policies: documents }, 700);
     expect(parts.length).toBeGreaterThan(3);
     expect(parts.every((part) => part.length <= 700)).toBe(true);
     expect(read(parts).policies).toHaveLength(40);
     const large: StoredDocument = { id: 'urn:policy:acme:large', xml: '<policy/>', treeJson: JSON.stringify({ pad: 'y'.repeat(2000) }), deployedAt: 7 };
-    expect(read(encodeSnapshotParts({ revision: 3, policies: [large] }, 800)!).policies).toEqual([{ id: 'urn:policy:acme:large', xml: '<policy/>', deployedAt: 7 }]);
+    expect(read(encodeSnapshotParts({ revision: 3, policies: [large] }, 800)).policies).toEqual([
+      { id: 'urn:policy:acme:large', xml: '<policy/>', tree: { pad: 'y'.repeat(2000) }, deployedAt: 7 },
+    ]);
   });
 });
 
@@ -198,7 +214,7 @@ describe('an unchanged answer (format 3)', () => {
 
   it('is refused among parts, and one without a revision is no unchanged answer', () => {
     const among = new SnapshotAssembler();
-    among.add(json(encodeSnapshotParts(snapshot, 900)![0]!));
+    among.add(json(encodeSnapshotParts(snapshot, 900)[0]!));
     expect(() => among.addMessage(encodeSnapshotUnchanged(40))).toThrow(SnapshotError);
     expect(() => new SnapshotAssembler().add({ format: 3 })).toThrow(SnapshotError);
     expect(() => new SnapshotAssembler().add({ format: 3, revision: -1 })).toThrow(SnapshotError);

@@ -1,6 +1,6 @@
-import { encodeSnapshot, encodeSnapshotParts, parseChange, parseSnapshot, SnapshotAssembler, SnapshotError, type PolicySnapshot } from '@custos/contracts';
+import { decodeSnapshot, encodeSnapshotParts, parseChange, SnapshotAssembler, SnapshotError, type PolicySnapshot } from '@custos/contracts';
 
-/** A solution's settings on the wire: the `settings` change and the snapshot's `settings`, in chunks and in parts. */
+/** A solution's settings on the wire: the `settings` change and the snapshot's `settings`, in a part and in pieces. */
 
 describe('the `settings` change', () => {
   it('reads a solution and its settings; `{}` is a solution without settings', () => {
@@ -32,14 +32,14 @@ const snapshot: PolicySnapshot = {
 };
 
 describe("a snapshot's settings", () => {
-  it('travel in chunks and are read back', () => {
-    const assembler = new SnapshotAssembler();
-    for (const chunk of encodeSnapshot(snapshot, 16)) assembler.add(chunk);
-    expect(assembler.result()).toEqual(snapshot);
+  it('travel in part 0 cut into pieces and are read back', () => {
+    const messages = encodeSnapshotParts(snapshot, 90);
+    expect(messages.length).toBeGreaterThan(2);
+    expect(decodeSnapshot(messages)).toEqual(snapshot);
   });
 
   it('travel in part 0 of SnapshotParts and are read back; a later part may not hold them', () => {
-    const parts = encodeSnapshotParts({ ...snapshot, policies: Array.from({ length: 6 }, (_, n) => ({ id: `urn:policy:acme:p${n}`, xml: 'x'.repeat(100) })) }, 400)!;
+    const parts = encodeSnapshotParts({ ...snapshot, policies: Array.from({ length: 6 }, (_, n) => ({ id: `urn:policy:acme:p${n}`, xml: 'x'.repeat(100) })) }, 400);
     expect(parts.length).toBeGreaterThan(1);
     const messages = parts.map((part) => JSON.parse(Buffer.from(part).toString('utf8')) as Record<string, unknown>);
     expect(messages.map((message) => 'settings' in message)).toEqual(messages.map((_, index) => index === 0));
@@ -53,11 +53,14 @@ describe("a snapshot's settings", () => {
   });
 
   it('are optional, and refused when malformed or naming a solution twice', () => {
-    expect(parseSnapshot('{"revision":1,"policies":[]}').settings).toBeUndefined();
-    expect(() => parseSnapshot('{"revision":1,"policies":[],"settings":{}}')).toThrow(SnapshotError);
-    expect(() => parseSnapshot('{"revision":1,"policies":[],"settings":[{"solution":"acme","settings":{"defaultDecision":"maybe"}}]}')).toThrow(/snapshot settings 0/);
-    expect(() =>
-      parseSnapshot('{"revision":1,"policies":[],"settings":[{"solution":"acme","settings":{}},{"solution":"acme","settings":{}}]}'),
-    ).toThrow(/`acme` twice/);
+    const read = (settings?: unknown) => {
+      const assembler = new SnapshotAssembler();
+      assembler.add({ format: 2, index: 0, last: true, revision: 1, policies: [], ...(settings === undefined ? {} : { settings }) });
+      return assembler.result();
+    };
+    expect(read().settings).toBeUndefined();
+    expect(() => read({})).toThrow(SnapshotError);
+    expect(() => read([{ solution: 'acme', settings: { defaultDecision: 'maybe' } }])).toThrow(/snapshot settings 0/);
+    expect(() => read([{ solution: 'acme', settings: {} }, { solution: 'acme', settings: {} }])).toThrow(/`acme` twice/);
   });
 });

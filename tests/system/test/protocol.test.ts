@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ALL_SCOPES, LocalPolicyChannel } from '@custos/contracts';
+import { connect, createInbox } from 'nats';
+import { ALL_SCOPES, LocalPolicyChannel, SnapshotAssembler, decodeSnapshot, policySubjects } from '@custos/contracts';
 import { composePap, readPapConfig, type ComposedPap } from '@custos/pap-service';
 import { composePdp, readPdpConfig, type ComposedPdp } from '@custos/pdp-service';
 import {
@@ -29,6 +30,8 @@ interface Ends {
   startPdp(): Promise<Replica>;
   nats: OwnNatsServer | undefined;
   token: string;
+  /** Asks pap for a snapshot as a pdp does, over this transport; the answer's messages as they travelled. */
+  requestSnapshot(): Promise<Uint8Array[]>;
   stop(): Promise<void>;
 }
 
@@ -50,7 +53,8 @@ async function startEnds(transport: Transport): Promise<Ends> {
   const pdpDatabase = await createTestDatabase('custos_protocol_pdp');
   const nats = transport === 'nats' ? await startOwnNatsServer() : undefined;
   const channel = transport === 'in-process' ? new LocalPolicyChannel() : undefined;
-  const common = { AUTH_URL: authority.url, NATS_URL: nats?.url ?? 'nats://127.0.0.1:1', NATS_PREFIX: uniqueNatsPrefix(), LOG_LEVEL: 'silent' };
+  const prefix = uniqueNatsPrefix();
+  const common = { AUTH_URL: authority.url, NATS_URL: nats?.url ?? 'nats://127.0.0.1:1', NATS_PREFIX: prefix, LOG_LEVEL: 'silent' };
   const pap = composePap(readPapConfig({ ...common, DATABASE_URL: papDatabase.url }), channel ? { policyChannel: channel } : {});
   await pap.start();
   const papServer = createServer(pap.app);
@@ -62,6 +66,29 @@ async function startEnds(transport: Transport): Promise<Ends> {
     papUrl,
     nats,
     token: authority.mint({ scopes: ALL_SCOPES, solutions: ['acme'] }),
+    requestSnapshot: async () => {
+      if (channel) return channel.requestSnapshot({ requester: 'protocol-test' });
+      const nc = await connect({ servers: nats?.url });
+      try {
+        const messages: Uint8Array[] = [];
+        // Read as a pdp reads them: the answer is complete when the reader says so.
+        const reader = new SnapshotAssembler();
+        let complete = false;
+        const inbox = createInbox();
+        nc.subscribe(inbox, {
+          callback: (_error, msg) => {
+            messages.push(msg.data);
+            complete = reader.addMessage(msg.data);
+          },
+        });
+        await nc.flush();
+        nc.publish(policySubjects(prefix).snapshot, JSON.stringify({ requester: 'protocol-test' }), { reply: inbox });
+        await waitFor(() => complete, { what: 'the whole snapshot answer' });
+        return messages;
+      } finally {
+        await nc.close();
+      }
+    },
     startPdp: async () => {
       count++;
       const config = readPdpConfig({ ...common, DATABASE_URL: pdpDatabase.url, PDP_REPLICA_ID: `replica-${count}` });
@@ -192,6 +219,29 @@ describe.each<Transport>(['nats', 'in-process'])('the pap → pdp protocol over 
     expect(explained.status).toBe(200);
     expect(explained.body).toMatchObject({ eventAllowed: false, explanation: [{ policyId: 'urn:policy:acme:no-share', outcome: 'inhibit' }] });
     expect(active && replica.pdp.follower.explainable(active, 'urn:action:acme:share')).toBeUndefined();
+  });
+
+  it('carries a policy larger than one message, in pieces of one snapshot format on either transport', async () => {
+    // An XML comment takes the document past the 1 MB of a message (pap accepts 5 MB); the policy stays small.
+    const xml = inhibitAll('acme', 'no-archive', 'archive').replace('<mechanism', `<!-- ${'padding '.repeat(160_000)} -->\n  <mechanism`);
+    expect(Buffer.byteLength(xml)).toBeGreaterThan(1024 * 1024);
+    const added = await call('POST', `${ends.papUrl}/ws/policy`, { token: ends.token, xml });
+    expect(added.status).toBe(201);
+    const deployed = await call('POST', `${ends.papUrl}/ws/policy/${policyId('no-archive')}/deploy`, { token: ends.token });
+    const revision = Number(deployed.headers.get('policy-revision'));
+    // A running replica has it (over NATS the change is too large for a message: a resync, then the snapshot)...
+    expect(await decide(ends, first, 'archive', revision)).toEqual({ allowed: false, revision });
+    // ... and so has one that starts after it, from its first snapshot.
+    const late = await ends.startPdp();
+    await reached(late, revision);
+    expect(await decide(ends, late, 'archive')).toEqual({ allowed: false, revision });
+    // What both transports carried: parts, the large document's part cut into pieces, each within a message.
+    const messages = await ends.requestSnapshot();
+    const read = messages.map((data) => JSON.parse(Buffer.from(data).toString('utf8')) as Record<string, unknown>);
+    expect(read.filter((message) => 'piece' in message).length).toBeGreaterThan(1);
+    for (const data of messages) expect(data.length).toBeLessThanOrEqual(1024 * 1024);
+    expect(decodeSnapshot(messages).policies.find((policy) => policy.id === policyId('no-archive'))?.xml).toBe(xml);
+    expect(await revoke(ends, 'no-archive')).toBe(revision + 1);
   });
 
   it("carries a solution's settings as a change to running replicas and in the snapshot of a new one", async () => {

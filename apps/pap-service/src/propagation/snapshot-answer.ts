@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { encodeSnapshot, encodeSnapshotAnswer, encodeSnapshotUnchanged, type SnapshotRequest } from '@custos/contracts';
+import { encodeSnapshotAnswer, encodeSnapshotUnchanged, type SnapshotRequest } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
 import { readRevision, readStoredSnapshot } from './snapshot';
 
@@ -8,14 +8,13 @@ export interface SnapshotAnswerOptions {
   logger: Logger;
   /** Largest message the transport carries. */
   maxPayload: number;
-  /** Answers in base64 chunks of this many raw bytes whatever the request reads (tests). */
-  chunkBytes?: number;
 }
 
 /**
  * The one answer to a snapshot request, over NATS and over the in-process channel alike: the deployed set read in one
- * snapshot, as the messages `encodeSnapshotAnswer` makes for `request` (SnapshotParts to requesters that read them,
- * else base64 chunks), each within `maxPayload`.
+ * snapshot, as the messages `encodeSnapshotAnswer` makes (SnapshotParts, a part too large for a message in pieces),
+ * each within `maxPayload`: the same answer to a replica's start, its periodic check, a gap the stream no longer
+ * holds and an explanation's documents.
  */
 export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | undefined, options: SnapshotAnswerOptions): Promise<Uint8Array[]> {
   const started = Date.now();
@@ -29,12 +28,9 @@ export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | 
     }
   }
   const snapshot = await readStoredSnapshot(options.pool, undefined, request?.ids);
-  const messages =
-    options.chunkBytes === undefined
-      ? encodeSnapshotAnswer(snapshot, request, options.maxPayload)
-      : encodeSnapshot(snapshot, options.chunkBytes).map((chunk) => new TextEncoder().encode(JSON.stringify(chunk)));
+  const messages = encodeSnapshotAnswer(snapshot, options.maxPayload);
   options.logger.info(
-    { requester, revision: snapshot.revision, policies: snapshot.policies.length, chunks: messages.length, ms: Date.now() - started },
+    { requester, revision: snapshot.revision, policies: snapshot.policies.length, messages: messages.length, ms: Date.now() - started },
     'snapshot sent',
   );
   return messages;
@@ -46,12 +42,11 @@ const MAX_IDS = 10_000;
 /** The request a message body asks for, as far as it is readable: an unreadable body is answered like an old requester. */
 export function snapshotRequestOf(body: unknown): Partial<SnapshotRequest> | undefined {
   if (typeof body !== 'object' || body === null) return undefined;
-  const { requester, formats, known, ids } = body as Record<string, unknown>;
+  const { requester, known, ids } = body as Record<string, unknown>;
   return {
     ...(typeof requester === 'string' ? { requester } : {}),
     // Anything but a revision is not a revision the requester holds: it gets the whole set.
     ...(typeof known === 'number' && Number.isSafeInteger(known) && known >= 0 ? { known } : {}),
-    ...(Array.isArray(formats) ? { formats: formats.filter((format): format is number => typeof format === 'number') } : {}),
     // Some documents only (an explanation's); a list that is not one of strings asks for the whole set.
     ...(Array.isArray(ids) && ids.every((id) => typeof id === 'string') ? { ids: (ids as string[]).slice(0, MAX_IDS) } : {}),
   };

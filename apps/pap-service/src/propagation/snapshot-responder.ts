@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import type { Msg, NatsConnection } from 'nats';
-import { policySubjects, snapshotChunkBytes, type SnapshotRequest } from '@custos/contracts';
+import { policySubjects, type SnapshotRequest } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
 import { LinkSubscription } from './link-subscription';
 import type { NatsLink } from './nats-link';
@@ -11,19 +11,16 @@ export interface SnapshotResponderOptions {
   link: Pick<NatsLink, 'onConnected'>;
   prefix: string;
   logger: Logger;
-  /**
-   * Answers every request in base64 chunks of this many raw bytes (tests). Default: SnapshotParts to requesters that
-   * read them, else chunks as large as fit in max_payload − 4096 once base64-encoded.
-   */
-  chunkBytes?: number;
+  /** Largest message sent (tests, to see parts and pieces with a few documents). Default: the server's max_payload. */
+  maxPayload?: number;
   /** Queue group, so one pap instance answers each request. */
   queue?: string;
 }
 
 /**
  * Answers snapshot requests on `<prefix>.policy.snapshot` (queue group `pap`): the deployed set at
- * one revision, as SnapshotChunk messages sent in order to the request's reply inbox.
- * Failures are logged; a requester that gets no `last` chunk simply asks again.
+ * one revision, as SnapshotPart (and SnapshotPiece) messages sent in order to the request's reply inbox.
+ * Failures are logged; a requester that gets no `last` part simply asks again.
  */
 export class SnapshotResponder {
   private readonly subscription: LinkSubscription;
@@ -55,10 +52,9 @@ export class SnapshotResponder {
     await this.subscription.flush();
   }
 
-  /** Raw bytes per chunk for this connection: base64 of it plus the chunk envelope fits the payload limit. */
-  chunkBytesFor(nc: NatsConnection): number {
-    if (this.options.chunkBytes !== undefined) return this.options.chunkBytes;
-    return snapshotChunkBytes(nc.info?.max_payload ?? 1024 * 1024);
+  /** The largest message sent on this connection. */
+  maxPayloadFor(nc: NatsConnection): number {
+    return this.options.maxPayload ?? nc.info?.max_payload ?? 1024 * 1024;
   }
 
   /** Answers one request; `stop` waits for the answers under way. */
@@ -73,8 +69,8 @@ export class SnapshotResponder {
       this.options.logger.warn('snapshot request without a reply subject ignored');
       return;
     }
-    const { pool, logger, chunkBytes } = this.options;
-    const messages = await answerSnapshotRequest(requestOf(msg), { pool, logger, chunkBytes, maxPayload: nc.info?.max_payload ?? 1024 * 1024 });
+    const { pool, logger } = this.options;
+    const messages = await answerSnapshotRequest(requestOf(msg), { pool, logger, maxPayload: this.maxPayloadFor(nc) });
     for (const message of messages) nc.publish(msg.reply, message);
   }
 }

@@ -1,10 +1,25 @@
-import type { CompiledPolicy, PolicySet, TimerDocument } from '@custos/policy-engine';
+import type { CompiledPolicy, LoadOutcome, PolicySet, TimerDocument } from '@custos/policy-engine';
+import type { DeployedPolicy, PolicyChange, PolicySnapshot } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
 import type { ComponentRegistry } from '../components/registry';
 import { buildHistoryIndex, EMPTY_HISTORY_INDEX, type HistoryIndex } from '../history/plan';
 import type { Deployments } from '../history/deployments';
 import type { FollowerMetrics } from '../metrics';
+import { SetBuilder } from './set-builder';
 import { NO_SETTINGS, type SettingsBySolution } from './solution-settings';
+
+/** Why a snapshot was taken. */
+export type ResyncReason = 'start' | 'gap' | 'message' | 'reconnect' | 'periodic' | 'overflow' | 'retry';
+
+/** A change the follower hands on: the next revision, never a `resync`. */
+export type NextChange = Exclude<PolicyChange, { type: 'resync' }>;
+
+/** One snapshot on its way in: documents as they arrive, then the whole (what was not `add`ed, its revision, components). */
+export interface SnapshotIntake {
+  add(policies: DeployedPolicy[]): void;
+  /** Builds and activates a snapshot newer than the active set; false when it could not. */
+  apply(snapshot: PolicySnapshot, reason: ResyncReason): Promise<boolean>;
+}
 
 /**
  * What decisions use at one revision: the compiled policies, the deployed timers, the PIP/PXP registry and the
@@ -67,6 +82,8 @@ export interface ActiveSetOptions {
   metrics?: FollowerMetrics;
   /** Called after every swap with the new active set (the timer scheduler follows it). */
   onActivate?: (active: ActivePolicySet) => void;
+  /** The policy compiler; the policy engine's loadPolicy unless a test swaps it. */
+  compile?: (xml: string) => LoadOutcome;
 }
 
 const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
@@ -83,11 +100,13 @@ function indexOf(set: PolicySet, sources: ReadonlyMap<string, string>): HistoryI
 }
 
 /**
- * The set decisions read, and everything about it: the swap (one assignment), the callers waiting for a revision,
- * its status, and failures to replace it (logged with the active revision and counted; the last good set stays).
- * Failures are not part of /status, which needs no token: their problems may quote policy text.
+ * The set decisions read, and everything about it: how the next one is made from a change or a snapshot (built
+ * beside it by the SetBuilder), the swap (one assignment), the callers waiting for a revision, its status, and
+ * failures to replace it (logged with the active revision and counted; the last good set stays). Failures are not
+ * part of /status, which needs no token: their problems may quote policy text.
  */
 export class ActiveSet {
+  private readonly builder: SetBuilder;
   private current: ActivePolicySet | undefined;
   private currentSources: ReadonlyMap<string, string> = new Map();
   private waiters: Waiter[] = [];
@@ -97,6 +116,7 @@ export class ActiveSet {
 
   constructor(private readonly options: ActiveSetOptions) {
     options.metrics?.policyRevision.set(-1);
+    this.builder = new SetBuilder({ compile: options.compile, onFailure: (failure) => this.reject(failure) });
   }
 
   /** The set to decide with, or undefined before the first snapshot. */
@@ -113,8 +133,57 @@ export class ActiveSet {
     return this.currentSources;
   }
 
+  /** Applies the change right after the active revision; false when it could not (the set stays). */
+  applyChange(change: NextChange, receivedAt: number): boolean {
+    const active = this.current;
+    if (active === undefined) return false;
+    const parts = this.builder.applyChange({ ...active, sources: this.currentSources }, change);
+    if (parts === undefined) return false;
+    this.swap(change.revision, parts, change.type, receivedAt);
+    return true;
+  }
+
+  /**
+   * Starts taking a snapshot in, begun against the set active now: its documents are compiled as they arrive (so their
+   * parsed form dies young and compiling overlaps the fetch); the set is swapped in only by `apply`, once it is whole.
+   */
+  receiveSnapshot(): SnapshotIntake {
+    const active = this.current;
+    const build = this.builder.startSnapshot(active && { ...active, sources: this.currentSources });
+    let compileMs = 0;
+    return {
+      add: (policies) => {
+        const started = Date.now();
+        build.add(policies);
+        compileMs += Date.now() - started;
+      },
+      apply: async (snapshot, reason) => {
+        const started = Date.now();
+        const built = await build.finish(snapshot, () => this.closed);
+        if (built === undefined || this.closed) return false;
+        const { parts } = built;
+        this.swap(snapshot.revision, parts, 'snapshot');
+        this.options.logger.info(
+          {
+            revision: snapshot.revision,
+            policies: parts.set.size,
+            timers: parts.timers.size,
+            components: parts.components.size,
+            compiled: built.compiled,
+            reused: built.reused,
+            // Compiling only, as before (the parts compiled while the snapshot was on its way, then the rest).
+            ms: compileMs + Date.now() - started,
+            reason,
+          },
+          'policy snapshot active',
+        );
+        return true;
+      },
+    };
+  }
+
   /** The one place the active set changes: a single assignment, then the waiters. */
-  swap(revision: number, parts: SetParts, source: string, receivedAt?: number): ActivePolicySet {
+  private swap(revision: number, parts: SetParts, source: string, receivedAt?: number): ActivePolicySet {
     const previous = this.current;
     // The history index depends on the policies only: rebuilt when they changed.
     const history = previous !== undefined && previous.set === parts.set ? previous.history : indexOf(parts.set, parts.sources);
@@ -140,7 +209,7 @@ export class ActiveSet {
   }
 
   /** A document that did not compile: the last good set stays active. */
-  reject(failure: SetFailure): void {
+  private reject(failure: SetFailure): void {
     this.options.metrics?.compileFailures.inc({ source: failure.source });
     this.options.logger.error(
       {

@@ -1,6 +1,5 @@
 import { Events, createInbox, type NatsConnection, type Subscription } from 'nats';
 import {
-  SNAPSHOT_PARTS_FORMAT,
   SnapshotAssembler,
   SnapshotError,
   parseChange,
@@ -24,7 +23,7 @@ export interface PolicyTransport {
    */
   subscribeChanges(onChange: (change: PolicyChange, receivedAt: number) => void): Promise<void>;
   /**
-   * One attempt at a full snapshot; rejects (SnapshotError) on timeout or unreadable chunks. A transport may hand
+   * One attempt at a full snapshot; rejects (SnapshotError) on timeout or unreadable messages. A transport may hand
    * documents to `sink` as they arrive, before the snapshot is complete; those are then not in the snapshot it resolves
    * with. Whoever takes them must not use them until it resolves (a snapshot that fails midway never does).
    * With `known` (the active revision) pap may answer SnapshotUnchanged instead: the set is still that revision's.
@@ -47,25 +46,24 @@ export interface NatsTransportOptions {
   /** Names this replica in snapshot requests. */
   requester: string;
   logger: Logger;
-  /** A snapshot attempt fails when no chunk arrived for this long. */
+  /** A snapshot attempt fails when no message of the answer arrived for this long. */
   chunkTimeoutMs?: number;
 }
 
 const encoder = new TextEncoder();
 
 /**
- * What every pdp asks for: parts (format 2), each message read on its own as it arrives, never the whole snapshot as
- * text; with the revision it holds, if any, so that an unchanged set is answered in one small message.
+ * What every pdp asks for: the set, with the revision it holds, if any, so that an unchanged set is answered in one
+ * small message; or only some documents (an explanation's).
  */
 export const snapshotRequest = (requester: string, known?: number, ids?: string[]): SnapshotRequest => ({
   requester,
-  formats: [SNAPSHOT_PARTS_FORMAT],
   ...(known === undefined ? {} : { known }),
   ...(ids === undefined ? {} : { ids }),
 });
 
 /**
- * Core NATS: a subscription on the changes subject and snapshot requests answered in chunks on an inbox; changes
+ * Core NATS: a subscription on the changes subject and snapshot requests answered in parts on an inbox; changes
  * missed on the subscription are read back from pap's JetStream stream (StreamReplay).
  */
 export class NatsPolicyTransport implements PolicyTransport {
@@ -133,7 +131,7 @@ export class NatsPolicyTransport implements PolicyTransport {
 
   fetchSnapshot(sink?: SnapshotDocumentSink, known?: number, ids?: string[]): Promise<SnapshotAnswer> {
     return new Promise<SnapshotAnswer>((resolve, reject) => {
-      // Parts go to `sink` as they are read (the follower compiles them while the next ones travel); chunks stay whole.
+      // Parts go to `sink` as they are read (the follower compiles them while the next ones travel).
       const assembler = new SnapshotAssembler(undefined, sink);
       let settled = false;
       let timer: NodeJS.Timeout | undefined;
@@ -149,7 +147,7 @@ export class NatsPolicyTransport implements PolicyTransport {
       const arm = () => {
         clearTimeout(timer);
         timer = setTimeout(
-          () => finish(new SnapshotError(`no snapshot chunk arrived within ${this.chunkTimeoutMs} ms`)),
+          () => finish(new SnapshotError(`no snapshot message arrived within ${this.chunkTimeoutMs} ms`)),
           this.chunkTimeoutMs,
         );
       };

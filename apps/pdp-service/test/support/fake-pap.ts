@@ -1,17 +1,17 @@
 import { connect, type NatsConnection } from 'nats';
-import { SNAPSHOT_PARTS_FORMAT, encodeChange, encodeSnapshot, encodeSnapshotParts, policySubjects, type Component, type DeployedPolicy, type PolicyChange, type PolicySnapshot, type SnapshotRequest } from '@custos/contracts';
+import { encodeChange, encodeSnapshotParts, policySubjects, type Component, type DeployedPolicy, type PolicyChange, type PolicySnapshot, type SnapshotRequest } from '@custos/contracts';
 import { TEST_NATS_URL } from '@custos/test-kit';
 
 /** How the next snapshot request is answered when it is not answered properly. */
-export type Misbehaviour = 'silent' | 'out-of-order' | 'missing-chunk';
+export type Misbehaviour = 'silent' | 'out-of-order' | 'missing-message';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
 
 /**
- * Plays pap's side of the propagation contract on real NATS: answers snapshot requests with
- * chunked replies (as a pap that knows no other format; with `partBytes`, in parts of that size to requesters that
- * read them) and publishes PolicyChange messages on the changes subject.
+ * Plays pap's side of the propagation contract on real NATS: answers snapshot requests in messages of at most
+ * `partBytes` (by default so small that every document travels in pieces) and publishes PolicyChange messages on the
+ * changes subject.
  */
 export class FakePap {
   revision = 0;
@@ -22,29 +22,28 @@ export class FakePap {
   /** Registered PIP and PXP components, by id. */
   readonly components = new Map<string, Component>();
   readonly requests: SnapshotRequest[] = [];
-  /** Chunks (or parts) sent per snapshot answer, most recent last. */
-  readonly chunkCounts: number[] = [];
+  /** Messages sent per snapshot answer, most recent last. */
+  readonly messageCounts: number[] = [];
   readonly misbehave: Misbehaviour[] = [];
   private nc: NatsConnection | undefined;
 
   private constructor(
     readonly prefix: string,
-    private readonly chunkSize: number,
-    private readonly partBytes: number | undefined,
+    private readonly partBytes: number,
   ) {}
 
   static async start(
     prefix: string,
-    { chunkSize = 64, partBytes, servers = TEST_NATS_URL }: { chunkSize?: number; partBytes?: number; servers?: string } = {},
+    { partBytes = 200, servers = TEST_NATS_URL }: { partBytes?: number; servers?: string } = {},
   ): Promise<FakePap> {
-    const pap = new FakePap(prefix, chunkSize, partBytes);
+    const pap = new FakePap(prefix, partBytes);
     const nc = await connect({ servers, name: 'fake pap', maxReconnectAttempts: -1, reconnectTimeWait: 50 });
     pap.nc = nc;
     nc.subscribe(policySubjects(prefix).snapshot, {
       callback: (_error, message) => {
         const request = JSON.parse(decoder.decode(message.data)) as SnapshotRequest;
         pap.requests.push(request);
-        if (message.reply) pap.answer(message.reply, request);
+        if (message.reply) pap.answer(message.reply);
       },
     });
     await nc.flush();
@@ -57,22 +56,15 @@ export class FakePap {
     return snapshot;
   }
 
-  private answer(reply: string, request: SnapshotRequest): void {
+  private answer(reply: string): void {
     const mode = this.misbehave.shift();
     if (mode === 'silent') return;
-    if (this.partBytes !== undefined && request.formats?.includes(SNAPSHOT_PARTS_FORMAT) === true) {
-      const parts = encodeSnapshotParts(this.snapshot(), this.partBytes)!;
-      // The last part lost: the answer never completes, so the pdp times out after reading the others.
-      if (mode === 'missing-chunk') parts.pop();
-      this.chunkCounts.push(parts.length);
-      for (const part of parts) this.nc!.publish(reply, part);
-      return;
-    }
-    const chunks = encodeSnapshot(this.snapshot(), this.chunkSize);
-    if (mode === 'out-of-order') [chunks[0], chunks[1]] = [chunks[1]!, chunks[0]!];
-    if (mode === 'missing-chunk') chunks.splice(1, 1);
-    this.chunkCounts.push(chunks.length);
-    for (const chunk of chunks) this.nc!.publish(reply, encoder.encode(JSON.stringify(chunk)));
+    const messages = encodeSnapshotParts(this.snapshot(), this.partBytes);
+    if (mode === 'out-of-order') [messages[0], messages[1]] = [messages[1]!, messages[0]!];
+    // The last message lost: the answer never completes, so the pdp times out after reading the others.
+    if (mode === 'missing-message') messages.pop();
+    this.messageCounts.push(messages.length);
+    for (const message of messages) this.nc!.publish(reply, message);
   }
 
   /**
