@@ -117,6 +117,8 @@ export async function runChaos(options: ChaosOptions): Promise<ChaosReport> {
     const targets = { pool, pdps, paps, auth, prefix, nats, pg, natsCluster, pgFailover, log };
     const startedAt = Date.now();
     const load = startLoad({ pdps, token, papCall, violations, countError });
+    // A run that fails midway stops its clients too: left running they kept jest alive against dead services.
+    cleanups.push(() => load.stop());
     const kinds = Object.keys(faults);
     while (Date.now() - startedAt < options.seconds * 1000) {
       // Every kind of fault once per round, in a random order.
