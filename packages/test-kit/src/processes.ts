@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 import { waitFor } from './wait';
@@ -17,17 +17,57 @@ export function repoRoot(): string {
   return dir;
 }
 
-/** A port the OS says is free right now. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** Ports below this are left to the machine's own services (PostgreSQL 5432, NATS 4222 and 8222, …). */
+const LOWEST_PORT = 20_000;
+/** Ports this process handed out lately: two calls in a row (a NATS node's client and route ports) never get one twice. */
+const handedOut = new Set<number>();
+
+/** The low end of the range the kernel picks ports from for port 0 and for outgoing connections. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+    return Number.isInteger(low) ? low : 32_768;
+  } catch {
+    return 32_768;
+  }
+}
+
+function listenable(port: number, host: string): Promise<number | undefined> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
+    server.once('error', () => resolve(undefined));
+    server.listen(port, host, () => {
       const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
+      const chosen = typeof address === 'object' && address ? address.port : undefined;
+      server.close(() => resolve(chosen));
     });
   });
+}
+
+/**
+ * A port that is free right now, below the kernel's ephemeral range when there is room. Tests start services again on
+ * the same port (a killed pdp or pap, a NATS node, a PostgreSQL node comes back at its address). A port in the
+ * ephemeral range can meanwhile be the local end of any outgoing connection on the machine, or of one in TIME_WAIT
+ * for a minute after it closed, and listening on it then fails with EADDRINUSE: the clustered chaos run of issue 23
+ * stopped so, a pap's restart refused its own port on a machine busy with other tests. Below the range only another
+ * explicit choice of the same port can take it.
+ */
+export async function freePort(): Promise<number> {
+  const low = ephemeralLow();
+  if (low - LOWEST_PORT >= 1000) {
+    for (let attempt = 0; attempt < 100; attempt++) {
+      const candidate = LOWEST_PORT + Math.floor(Math.random() * (low - LOWEST_PORT));
+      if (handedOut.has(candidate)) continue;
+      // 0.0.0.0: the services listen there, and a listener on 127.0.0.1 alone would refuse them too.
+      if ((await listenable(candidate, '0.0.0.0')) === undefined) continue;
+      handedOut.add(candidate);
+      if (handedOut.size > 1000) handedOut.delete(handedOut.values().next().value as number);
+      return candidate;
+    }
+  }
+  const port = await listenable(0, '127.0.0.1');
+  if (port === undefined) throw new Error('no free port');
+  return port;
 }
 
 export interface RunningService {

@@ -2,6 +2,8 @@ import { connect } from 'nats';
 import { Client } from 'pg';
 import jwt from 'jsonwebtoken';
 import { createPublicKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { connect as connectTcp, createServer, type Server } from 'node:net';
 import { createTestDatabase, freePort, startOwnNatsServer, TestAuthority, waitFor } from '@custos/test-kit';
 
 describe('waitFor', () => {
@@ -77,5 +79,42 @@ describe('startOwnNatsServer', () => {
     await expect(connect({ servers: nats.url, reconnect: false, timeout: 300 })).rejects.toThrow();
     await nats.destroy();
     expect(await freePort()).toBeGreaterThan(0);
+  });
+});
+
+describe('freePort', () => {
+  const listenOn = (port: number) =>
+    new Promise<Server>((resolve, reject) => {
+      const server = createServer();
+      server.once('error', reject);
+      server.listen(port, '0.0.0.0', () => resolve(server));
+    });
+  const close = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+  const ephemeralLow = Number(readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/)[0]);
+
+  // Why it matters (issue 23's chaos run): a port the kernel chose for an outgoing connection cannot be listened on
+  // while that connection, or its TIME_WAIT, lasts; a service restarted on such a port fails to start.
+  it('the hazard: a port held by an outgoing connection refuses a listener', async () => {
+    const target = await listenOn(0);
+    const outgoing = connectTcp({ host: '127.0.0.1', port: (target.address() as { port: number }).port });
+    await new Promise((resolve) => outgoing.once('connect', resolve));
+    try {
+      await expect(listenOn(outgoing.localPort ?? 0)).rejects.toMatchObject({ code: 'EADDRINUSE' });
+    } finally {
+      outgoing.destroy();
+      await close(target);
+    }
+  });
+
+  it('gives distinct ports below the kernel\'s ephemeral range, so no outgoing connection can hold one', async () => {
+    const ports: number[] = [];
+    for (let i = 0; i < 20; i++) ports.push(await freePort());
+    expect(new Set(ports).size).toBe(20);
+    for (const port of ports) {
+      expect(port).toBeGreaterThanOrEqual(20_000);
+      expect(port).toBeLessThan(ephemeralLow);
+    }
+    // And each can be listened on, on every address (as the services do).
+    for (const port of ports.slice(0, 3)) await close(await listenOn(port));
   });
 });

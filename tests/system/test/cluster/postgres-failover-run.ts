@@ -2,7 +2,7 @@ import { connect } from 'nats';
 import { Client } from 'pg';
 import { policySubjects } from '@custos/contracts';
 import { startOwnPostgresFailover, startStack, TEST_NATS_URL, waitFor, clientToken, ADMIN_ID, ADMIN_SECRET, type OwnPostgresFailover, type RunningService, type Stack } from '@custos/test-kit';
-import { StubPxp } from '../chaos/chaos-run';
+import { StubPxp } from '../chaos/stub-pxp';
 import { event, inhibitAll } from '../policies';
 
 /**
