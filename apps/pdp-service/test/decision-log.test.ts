@@ -92,6 +92,20 @@ describe('decision log', () => {
     expect(lines[0]).not.toHaveProperty('x');
   });
 
+  it('writes a request id that is the tail of its decision id as sent, and escapes one whose decision id needs escaping', () => {
+    const { logger, lines } = memoryLogger('info');
+    const log = createDecisionLogger(logger);
+    logDecision(log, record({ requestId: '01a20115-fdc6-714e-8096-c0efb19276e9' }));
+    logDecision(log, record({ requestId: '' }));
+    // Not made by the pipeline, but a record may carry any string: the tail of an id with a quote is checked.
+    logDecision(log, record({ decisionId: 'urn:decision:"}{"x":1', requestId: '"}{"x":1' }));
+    expect(lines).toHaveLength(3);
+    expect(lines[0]).toMatchObject({ decisionId: 'urn:decision:01a20115-fdc6-714e-8096-c0efb19276e9', requestId: '01a20115-fdc6-714e-8096-c0efb19276e9' });
+    expect(lines[1]).toMatchObject({ requestId: '' });
+    expect(lines[2]).toMatchObject({ decisionId: 'urn:decision:"}{"x":1', requestId: '"}{"x":1' });
+    expect(lines[2]).not.toHaveProperty('x');
+  });
+
   it('records no executes for an explanation, and nothing when the level is above info', () => {
     const { logger, lines } = memoryLogger('info');
     logDecision(createDecisionLogger(logger), record({ explain: true }));

@@ -39,5 +39,5 @@ export function uuidv7(now: number = Date.now()): string {
   // Version 7 and the sequence, the RFC variant in the top bits of byte 8, then 8 random bytes' digits as they are.
   const variant = HEX[0x80 | ((pool[at + 8] ?? 0) & 0x3f)] ?? '80';
   const hex = at * 2;
-  return `${timePrefix}${(0x7000 | sequence).toString(16)}-${variant}${poolHex.slice(hex + 18, hex + 20)}-${poolHex.slice(hex + 20, hex + 32)}`;
+  return `${timePrefix}${HEX[0x70 | (sequence >> 8)] ?? '70'}${HEX[sequence & 0xff] ?? '00'}-${variant}${poolHex.slice(hex + 18, hex + 20)}-${poolHex.slice(hex + 20, hex + 32)}`;
 }

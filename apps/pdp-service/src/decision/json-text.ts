@@ -7,6 +7,9 @@
 /** Printable ASCII without `"` and `\`: a string of only these is its own JSON text between quotes. */
 const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
+/** Whether `"value"` is already the JSON text of the string `value` (printable ASCII only, no quote, no backslash). */
+export const isPlainJson = (value: string): boolean => PLAIN.test(value);
+
 export const jsonString = (value: string): string => (PLAIN.test(value) ? `"${value}"` : JSON.stringify(value));
 
 /** Like JSON.stringify of a number: non-finite numbers are null. */

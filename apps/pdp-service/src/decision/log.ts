@@ -1,6 +1,6 @@
 import { infoLineWriter, type InfoLineWriter, type Logger } from '@custos/service-kit';
 import type { EngineDecision } from '@custos/policy-engine';
-import { jsonNumber, jsonString, jsonStrings, lastJsonString } from './json-text';
+import { isPlainJson, jsonNumber, jsonString, jsonStrings, lastJsonString } from './json-text';
 
 export interface DecisionRecord {
   decisionId: string;
@@ -74,12 +74,18 @@ export function decisionMembers(record: DecisionRecord): string {
       : JSON.stringify(decision.executions.map((e) => ({ policyId: e.policyId, action: e.action })));
   // Where the default decided: whose default it was (a solution's settings, or the pdp's own).
   const defaultSource = decision.defaultSource === undefined ? '' : `"defaultSource":${jsonString(decision.defaultSource)},`;
+  // The request id is most often the decision id's UUID (the client sent none): a tail of a plain string is plain, so
+  // it needs no check of its own.
+  const { decisionId, requestId } = record;
+  const plainDecision = isPlainJson(decisionId);
+  const decisionText = plainDecision ? `"${decisionId}"` : JSON.stringify(decisionId);
+  const requestText = plainDecision && decisionId.endsWith(requestId) ? `"${requestId}"` : jsonString(requestId);
   if (record.revision !== lastRevision) {
     lastRevision = record.revision;
     lastRevisionText = jsonNumber(record.revision);
   }
   return (
-    `"decisionId":${jsonString(record.decisionId)},"requestId":${jsonString(record.requestId)},` +
+    `"decisionId":${decisionText},"requestId":${requestText},` +
     `"clientId":${clientText(record.clientId)},"action":${actionText(record.action)},"solution":${solutionText(record.solution)},` +
     `"revision":${lastRevisionText},"explain":${record.explain},"matchedPolicies":${matchedText(decision.matchedPolicies)},` +
     `"allowed":${decision.allowed},"decided":${decision.decided},${defaultSource}"modifiers":${decision.modifiers.length},` +
