@@ -1,6 +1,6 @@
-import { recordBatchStatements, RECORDED_RESULT, type RecordEventsArguments } from '../src/history/batch-sql';
+import { recordBatchQuery, recordedEvents, type RecordEventsArguments } from '../src/history/batch-sql';
 
-/** The message a batch is recorded with (unit): what it holds, in which order, and what it refuses to write. */
+/** The statement a batch is recorded with (unit): what it carries, and what it refuses to send. */
 const batch: RecordEventsArguments = {
   lockKey: '-9223372036854775808',
   action: "urn:action:acme:o'k",
@@ -12,25 +12,32 @@ const batch: RecordEventsArguments = {
   limit: 10_000,
 };
 
-describe('the message that records a batch', () => {
-  it('commits the recording first and then a synchronous flush, in a transaction of its own', () => {
-    const statements = recordBatchStatements(batch, true).split('; ');
-    expect(statements[RECORDED_RESULT]).toMatch(/^SELECT id, at, keys, fresh FROM pdp\.record_events\(-9223372036854775808::bigint, 'urn:action:acme:o''k', 41::bigint, 1700000000000::bigint, /);
-    expect(statements.slice(RECORDED_RESULT + 1)).toEqual([
-      'COMMIT',
-      "SELECT set_config('synchronous_commit', 'on', true), pg_logical_emit_message(true, 'custos:history', 'durable')",
-    ]);
-    expect(statements[RECORDED_RESULT]).toContain('ARRAY[1700000000123]::bigint[]');
+describe('the statement that records a batch', () => {
+  it('is one prepared CALL whose values travel as parameters, times as integers, with the flush asked for', () => {
+    const query = recordBatchQuery(batch, true);
+    expect(query.text).toMatch(/^CALL pdp\.record_batch\(\$1::bigint, .*\$10::boolean, NULL\)$/);
+    expect(query.text).not.toContain('acme');
+    expect(query.values).toEqual(['-9223372036854775808', "urn:action:acme:o'k", '41', '1700000000000', ['acme'], ['1700000000123'], ['3'], ['a b'], '10000', true]);
+    // The same name for every batch: prepared once per connection.
+    expect(recordBatchQuery({ ...batch, nows: [1] }, true).name).toBe(query.name);
   });
 
-  it('sends no flush when answers need not wait for the disk', () => {
-    expect(recordBatchStatements(batch, false)).not.toContain('synchronous_commit');
-    expect(recordBatchStatements({ ...batch, since: undefined }, false)).toContain("'urn:action:acme:o''k', NULL::bigint, NULL::bigint");
+  it('asks for no flush when answers need not wait for the disk, and sends no since before the first batch', () => {
+    const values = recordBatchQuery({ ...batch, since: undefined }, false).values;
+    expect(values[9]).toBe(false);
+    expect(values.slice(2, 4)).toEqual([null, null]);
   });
 
   it('refuses a lock key that is not a 64-bit integer, and times that are not integers', () => {
-    expect(() => recordBatchStatements({ ...batch, lockKey: '1); DROP TABLE x; --' }, true)).toThrow(/not a lock key/);
-    expect(() => recordBatchStatements({ ...batch, lockKey: '9223372036854775808' }, true)).toThrow(/not a lock key/);
-    expect(() => recordBatchStatements({ ...batch, nows: [Number.NaN] }, true)).toThrow(/not an integer/);
+    expect(() => recordBatchQuery({ ...batch, lockKey: '1); DROP TABLE x; --' }, true)).toThrow(/not a lock key/);
+    expect(() => recordBatchQuery({ ...batch, lockKey: '9223372036854775808' }, true)).toThrow(/not a lock key/);
+    expect(() => recordBatchQuery({ ...batch, nows: [Number.NaN] }, true)).toThrow(/not an integer/);
+  });
+
+  it('reads the events of the procedure’s one row, and refuses a row without them', () => {
+    expect(recordedEvents([{ events: '[[7,1700000000000,["a","b"],false]]' }])).toEqual([[7, 1_700_000_000_000, ['a', 'b'], false]]);
+    expect(recordedEvents([{ events: '[]' }])).toEqual([]);
+    expect(() => recordedEvents([])).toThrow(/no events/);
+    expect(() => recordedEvents([{ events: '{}' }])).toThrow(/not a list/);
   });
 });

@@ -140,18 +140,18 @@ describe('group recording of history decisions', () => {
     }
   });
 
-  it('records actions, solutions and keys holding quotes and backslashes as they are (the batch travels as literal SQL)', async () => {
+  it('records actions, solutions and keys holding quotes, backslashes and array syntax as they are (arrays travel as literals)', async () => {
     const action = "urn:action:acme:it's\\odd'; DROP TABLE pdp.history_events; --";
     const odd = plan(action);
     const events = await Promise.all(
       ['a', "o'b"].map((user) =>
-        replica(1).batcher.record({ plan: odd, revision: 7, solution: "ac'me", keys: hasher.eventKeys(new Map([['user', user]]), odd.filters), now: T0 }),
+        replica(1).batcher.record({ plan: odd, revision: 7, solution: 'ac\'m"e{,}\\ NULL', keys: hasher.eventKeys(new Map([['user', user]]), odd.filters), now: T0 }),
       ),
     );
     const rows = await main().query<{ action: string; solution: string; revision: string }>('SELECT action, solution, revision FROM pdp.history_events ORDER BY id');
     expect(rows.rows).toEqual([
-      { action, solution: "ac'me", revision: '7' },
-      { action, solution: "ac'me", revision: '7' },
+      { action, solution: 'ac\'m"e{,}\\ NULL', revision: '7' },
+      { action, solution: 'ac\'m"e{,}\\ NULL', revision: '7' },
     ]);
     expect(await at(events, 1).history.count(byUser(action, "o'b"), [today])).toEqual([1]);
   });

@@ -51,7 +51,7 @@ describe('start (main wiring)', () => {
       const schema = await client.query("SELECT 1 FROM information_schema.schemata WHERE schema_name = 'pdp'");
       expect(schema.rowCount).toBe(1);
       const migrations = await client.query('SELECT name FROM pdp.pgmigrations');
-      expect(migrations.rows.map((r: { name: string }) => r.name)).toEqual(['1763798400000_pdp-schema', '1763900000000_pdp-history', '1764000000000_pdp-history-batch', '1764100000000_pdp-executions', '1764200000000_pdp-value-changed-deployment', '1764260000000_pdp-history-keys-no-pending-list']);
+      expect(migrations.rows.map((r: { name: string }) => r.name)).toEqual(['1763798400000_pdp-schema', '1763900000000_pdp-history', '1764000000000_pdp-history-batch', '1764100000000_pdp-executions', '1764200000000_pdp-value-changed-deployment', '1764260000000_pdp-history-keys-no-pending-list', '1764400000000_pdp-history-record-batch']);
     } finally {
       await client.end();
     }

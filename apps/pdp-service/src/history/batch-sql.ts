@@ -52,15 +52,6 @@ export function occurrenceStatement(scope: ReadScope, which: 'first' | 'last', b
     ORDER BY e.occurred_at ${which === 'first' ? 'ASC' : 'DESC'} LIMIT 1`;
 }
 
-/**
- * Waits until everything committed before it is on disk: a transaction that writes one WAL record (a logical-decoding
- * message, which needs no table and no privilege) and commits synchronously whatever the session's default (the
- * setting is local to it, and read when it commits). WAL is flushed in order, so its flush covers the recording
- * transaction before it without that transaction holding the action's lock during the flush. One statement: after
- * the recording's COMMIT it runs in a transaction of its own, committed at the end of the message.
- */
-const DURABLE_STATEMENT = "SELECT set_config('synchronous_commit', 'on', true), pg_logical_emit_message(true, 'custos:history', 'durable')";
-
 /** One batch's events to record (pdp.record_events, migration 1764000000000). */
 export interface RecordEventsArguments {
   readonly lockKey: string;
@@ -75,23 +66,49 @@ export interface RecordEventsArguments {
   readonly limit: number;
 }
 
-/** Where the rows of pdp.record_events are among the results of recordBatchStatements (after its BEGIN). */
-export const RECORDED_RESULT = 1;
+/** The prepared statement a batch is recorded with, and how its one row is read. */
+export interface RecordBatchQuery {
+  readonly name: string;
+  readonly text: string;
+  readonly values: unknown[];
+}
 
 /**
- * A batch in one round trip: its recording transaction (the action's lock held for the inserts only; it commits
- * without waiting for the disk, so the lock is released at once), then — when answers must wait for the disk — the
- * flush that covers it. One message, so PostgreSQL starts the flush as soon as the recording commits, with no turn
- * of this process in between; concurrent flushes of every replica are merged by PostgreSQL's own group commit. An
- * error anywhere skips the rest of the message and leaves the connection inside an aborted transaction: its client
- * must not be reused.
+ * A batch in one round trip and one statement, prepared once per connection: pdp.record_batch (migration
+ * 1764400000000) takes the action's lock, records the events and commits without waiting for the disk (the lock is
+ * released at once), then — when answers must wait for the disk — commits a flush that covers it, before it returns.
+ * PostgreSQL starts the flush with no turn of this process in between; concurrent flushes of every replica are merged
+ * by its own group commit. Values travel as parameters (pg writes arrays as array literals), nothing as SQL text.
  */
-export function recordBatchStatements(batch: RecordEventsArguments, durable: boolean): string {
-  const record =
-    `BEGIN; SELECT id, at, keys, fresh FROM pdp.record_events(${lockKeyLiteral(batch.lockKey)}::bigint, ${text(batch.action)}, ` +
-    `${batch.since === undefined ? 'NULL' : integer(batch.since.id)}::bigint, ${batch.since === undefined ? 'NULL' : integer(batch.since.at)}::bigint, ` +
-    `${textArray(batch.solutions)}, ${bigintArray(batch.nows)}, ${bigintArray(batch.revisions)}, ${textArray(batch.keys)}, ${integer(batch.limit)}); COMMIT`;
-  return durable ? `${record}; ${DURABLE_STATEMENT}` : record;
+export function recordBatchQuery(batch: RecordEventsArguments, durable: boolean): RecordBatchQuery {
+  return {
+    name: 'custos-history-record-batch',
+    text: 'CALL pdp.record_batch($1::bigint, $2::text, $3::bigint, $4::bigint, $5::text[], $6::bigint[], $7::bigint[], $8::text[], $9::int, $10::boolean, NULL)',
+    values: [
+      lockKeyLiteral(batch.lockKey),
+      batch.action,
+      batch.since === undefined ? null : integer(batch.since.id),
+      batch.since === undefined ? null : integer(batch.since.at),
+      batch.solutions,
+      batch.nows.map(integer),
+      batch.revisions.map(integer),
+      batch.keys,
+      integer(batch.limit),
+      durable,
+    ],
+  };
+}
+
+/** A recorded event as pdp.record_batch returns it: id, occurrence time, keys, and whether the caller must start over. */
+export type RecordedTuple = [id: number, at: number, keys: string[], fresh: boolean];
+
+/** The events of pdp.record_batch's one row (its JSON text); an error when it is not what the procedure writes. */
+export function recordedEvents(rows: ReadonlyArray<{ events?: unknown }>): RecordedTuple[] {
+  const text = rows[0]?.events;
+  if (typeof text !== 'string') throw new Error('pdp.record_batch returned no events');
+  const events: unknown = JSON.parse(text);
+  if (!Array.isArray(events)) throw new Error('pdp.record_batch returned events that are not a list');
+  return events as RecordedTuple[];
 }
 
 /** A 64-bit lock key (actionLockKey) as a literal: digits only, or an error. */
@@ -101,5 +118,3 @@ function lockKeyLiteral(key: string): string {
   if (value < -(2n ** 63n) || value >= 2n ** 63n) throw new Error(`\`${key}\` is not a lock key`);
   return value.toString();
 }
-
-const bigintArray = (values: readonly number[]): string => `ARRAY[${values.map(integer).join(',')}]::bigint[]`;

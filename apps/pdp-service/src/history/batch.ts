@@ -1,9 +1,9 @@
-import type { Pool, PoolClient, QueryResult } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import type { EventHistory, ValueChangedRequest } from '@custos/policy-engine';
 import { NO_TRACING, type Logger, type TraceSpanContext, type Tracing } from '@custos/service-kit';
 import { ActionCounts } from './action-counts';
 import { RecordedHistory } from './batch-history';
-import { RECORDED_RESULT, recordBatchStatements } from './batch-sql';
+import { recordBatchQuery, recordedEvents, type RecordedTuple } from './batch-sql';
 import type { HistoryHasher } from './hashing';
 import { NO_DEPLOYMENTS, type Deployments } from './deployments';
 import type { ActionPlan } from './plan';
@@ -75,20 +75,12 @@ interface Queue {
   running: number;
 }
 
-interface RecordedRow {
-  id: string;
-  at: string;
-  keys: string[];
-  /** The events this replica knew of are gone (deleted): start over from these. */
-  fresh: boolean;
-}
-
 /**
  * Group recording of the events of recorded decisions. In each replica, a decision of an action goes at once while
  * fewer than `inFlight` batches of that action are on their way; those that arrive meanwhile wait and go together as
- * the next batch. A batch is one round trip (recordBatchStatements): one statement (pdp.record_events) takes the
+ * the next batch. A batch is one round trip (recordBatchQuery): one prepared statement (pdp.record_batch) takes the
  * action's lock, inserts the batch's events in arrival order and commits without waiting for the disk (the lock is
- * held for the inserts only), then a flush in the same message makes them durable. Each decision then decides
+ * held for the inserts only), then a flush in the same statement makes them durable. Each decision then decides
  * outside any lock, against the events up to its own (RecordedHistory) — durable before it is decided, so before it
  * is answered. Batches of one replica in flight together take the lock in whichever order they reach it; each event
  * counts exactly the events before it in lock order. A failure to record fails the decisions of that batch closed;
@@ -172,10 +164,11 @@ export class HistoryBatcher {
     }
     const connected = performance.now();
     phase?.('connect', (connected - started) / 1000);
-    let rows: RecordedRow[];
+    // Each row: id, at, keys, and `fresh` — the events this replica knew of are gone (deleted): start over from these.
+    let rows: RecordedTuple[];
     const since = counts.last;
     try {
-      const statements = recordBatchStatements(
+      const query = recordBatchQuery(
         {
           lockKey,
           action,
@@ -188,19 +181,18 @@ export class HistoryBatcher {
         },
         this.options.synchronousCommit,
       );
-      const results = (await client.query(statements)) as unknown as Array<QueryResult<RecordedRow>>;
-      rows = results[RECORDED_RESULT]?.rows ?? [];
+      rows = recordedEvents((await client.query<{ events?: unknown }>(query)).rows);
       client.release();
       phase?.('record', (performance.now() - connected) / 1000);
     } catch (error) {
-      // The message stopped at the error, possibly inside a transaction: this connection is not handed out again.
+      // Not handed out again: what state an error mid-procedure left the connection in is not worth reasoning about.
       client.release(error instanceof Error ? error : new Error(String(error)));
       return this.failed(batch, error, action);
     }
-    const events = rows.map((row) => ({ id: Number(row.id), at: Number(row.at), keys: new Set(row.keys) }));
+    const events = rows.map(([id, at, keys]) => ({ id, at, keys: new Set(keys) }));
     // Every event after `since` came back, unless the limit cut them (then only those returned count) or `since`
     // was deleted (then only the batch's own came back, and what was counted before may include deleted events).
-    const deleted = rows[0]?.fresh === true;
+    const deleted = rows[0]?.[3] === true;
     if (deleted) counts.forget();
     const whole = since !== undefined && !deleted && rows.length < CATCH_UP_LIMIT;
     counts.catchUp(events, whole ? since.id : (events[0]?.id ?? 0) - 1);
