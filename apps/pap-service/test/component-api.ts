@@ -1,22 +1,12 @@
 import request from 'supertest';
 import type { Component } from '@custos/contracts';
-import { startHarness, type Harness } from './harness';
+import { useHarness, type Harness } from './harness';
 
 /** What the component route tests share: a harness for the file, a component of each type, and registering one. */
 
 /** Registers a harness started before the file's tests and closed after them; read `h` inside hooks and tests. */
 export function useComponentApi(): { readonly h: Harness; readonly register: (body: unknown, auth?: string) => request.Test } {
-  let started: Harness | undefined;
-  beforeAll(async () => {
-    started = await startHarness();
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  const h = (): Harness => {
-    if (started === undefined) throw new Error('the harness is read before it started (use it in hooks and tests)');
-    return started;
-  };
+  const h = useHarness();
   return {
     get h() {
       return h();

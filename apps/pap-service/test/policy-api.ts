@@ -1,5 +1,5 @@
 import request from 'supertest';
-import { dump, startHarness, type Harness } from './harness';
+import { dump, useHarness, type Harness } from './harness';
 
 /** What the policy route tests share: a harness for the file, pap's policy routes, and how many changes it woke. */
 export interface PolicyApi {
@@ -18,18 +18,8 @@ export interface PolicyApi {
 
 /** Registers a harness started before the file's tests and closed after them; the requests go as the default token. */
 export function usePolicyApi(): PolicyApi {
-  let started: Harness | undefined;
   let changes = 0;
-  beforeAll(async () => {
-    started = await startHarness({ onChange: () => void changes++ });
-  });
-  afterAll(async () => {
-    await started?.close();
-  });
-  const h = (): Harness => {
-    if (started === undefined) throw new Error('the harness is read before it started (use it in hooks and tests)');
-    return started;
-  };
+  const h = useHarness({ onChange: () => void changes++ });
   return {
     get h() {
       return h();
