@@ -5,26 +5,15 @@ import jwt from 'jsonwebtoken';
 import request from 'supertest';
 import { ALL_SCOPES, TOKEN_ALGORITHM, TOKEN_AUDIENCE, TOKEN_ISSUER } from '@custos/contracts';
 import { TokenVerifier } from '@custos/service-kit';
-import { ClientStore } from '../src/clients/client-store';
-import { hashSecret } from '../src/hashing/secrets';
 import { basicAuthorization, form, testEnv, type TestEnv, type TokenAnswer } from './helpers';
-
-const TOKEN = '/oauth/token';
-const GRANT = { grant_type: 'client_credentials' };
+import { acme, createClients, expectOAuthError, GRANT, odd, plus, TOKEN } from './token-clients';
 
 let env: TestEnv;
 let app: Express;
-const acme = { id: 'acme-client', secret: 'acme-secret-0123456789', scopes: ['event:decide', 'policy:read', 'policy:write'], solutions: ['acme'] };
-// Characters that Basic credentials must carry form-urlencoded.
-const odd = { id: 'odd.client~1', secret: 'p+ss w:rd%&=é', scopes: ['component:read'], solutions: ['odd', 'other'] };
-const plus = { id: 'plus', secret: 'a+b', scopes: ['policy:read'], solutions: ['plus'] };
 
 beforeAll(async () => {
   env = await testEnv();
-  const store = new ClientStore(env.pool);
-  for (const client of [acme, odd, plus]) {
-    await store.create({ id: client.id, secretHash: await hashSecret(client.secret), scopes: client.scopes, solutions: client.solutions, description: '' });
-  }
+  await createClients(env.pool);
   // A high limit: the failures these tests make on purpose must not trip the rate limit here.
   app = await env.app({ rateLimit: { limit: 1000 } });
 });
@@ -38,16 +27,6 @@ const post = (body: string, headers: Record<string, string> = {}) => {
   for (const [name, value] of Object.entries(headers)) call = call.set(name, value);
   return call.send(body);
 };
-
-/** Every token endpoint error: OAuth JSON (not problem+json), never cached. */
-function expectOAuthError(response: request.Response, status: number, error: string): void {
-  expect({ status: response.status, error: response.body.error }).toEqual({ status, error });
-  expect(response.headers['content-type']).toMatch(/^application\/json/);
-  expect(Object.keys(response.body).sort()).toEqual(['error', 'error_description']);
-  expect(typeof response.body.error_description).toBe('string');
-  expect(response.headers['cache-control']).toBe('no-store');
-  expect(response.headers.pragma).toBe('no-cache');
-}
 
 describe('POST /oauth/token — success', () => {
   it('issues a token to form credentials, with every scope of the client by default', async () => {
@@ -283,117 +262,6 @@ describe('POST /oauth/token — errors', () => {
     const metrics = await request(app).get('/metrics');
     expect(metrics.text).toMatch(/auth_token_requests_total\{outcome="issued"[^}]*\} [1-9]/);
     expect(metrics.text).toMatch(/auth_token_requests_total\{outcome="unsupported_grant_type"[^}]*\} [1-9]/);
-  });
-});
-
-describe('POST /oauth/token — rate limit of failed attempts', () => {
-  let limited: Express;
-  let limitedEnv: TestEnv;
-  let now = Date.now();
-  const SLOW_DOWN_MS = 1234;
-  const pauses: number[] = [];
-
-  beforeAll(async () => {
-    // A database of its own: failure counts are shared through the database (as between replicas), and the
-    // failures the other tests make on purpose must not count here.
-    limitedEnv = await testEnv();
-    const store = new ClientStore(limitedEnv.pool);
-    for (const client of [acme, odd, plus]) {
-      await store.create({ id: client.id, secretHash: await hashSecret(client.secret), scopes: client.scopes, solutions: client.solutions, description: '' });
-    }
-    // Addresses come from X-Forwarded-For (trusted from loopback), so one test can act as many sources.
-    limited = await limitedEnv.app({
-      rateLimit: { limit: 3, windowMs: 60_000, delayMs: SLOW_DOWN_MS },
-      clock: () => now,
-      // Slowed attempts are recorded, not waited for.
-      pause: async (ms) => {
-        pauses.push(ms);
-      },
-      config: { bootstrap: undefined, trustProxy: 'loopback' },
-    });
-  });
-
-  afterAll(async () => {
-    await limitedEnv.close();
-  });
-
-  const from = (address: string, body: string, headers: Record<string, string> = {}) => {
-    let call = request(limited).post(TOKEN).type('form').set('X-Forwarded-For', address);
-    for (const [name, value] of Object.entries(headers)) call = call.set(name, value);
-    return call.send(body);
-  };
-
-  it('per client id and address: after 3 failures, that client id is refused from that address until the window ends', async () => {
-    for (let i = 1; i <= 3; i++) {
-      expectOAuthError(await from('10.0.0.1', form({ ...GRANT, client_id: acme.id, client_secret: `wrong-${i}` })), 401, 'invalid_client');
-    }
-    // Even the right secret, by either method, from that address.
-    const refused = await from('10.0.0.1', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }));
-    expectOAuthError(refused, 429, 'too_many_requests');
-    expect(refused.headers['retry-after']).toBe('60');
-    const byBasic = await from('10.0.0.1', form(GRANT), { Authorization: basicAuthorization(acme.id, acme.secret) });
-    expectOAuthError(byBasic, 429, 'too_many_requests');
-
-    // From another address the right secret passes: slowed (the id failed 3 times), never refused.
-    const pausesBefore = pauses.length;
-    expect((await from('10.0.0.99', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }))).status).toBe(200);
-    expect(pauses.slice(pausesBefore)).toEqual([SLOW_DOWN_MS]);
-
-    now += 30_000;
-    expect((await from('10.0.0.1', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }))).headers['retry-after']).toBe('30');
-    now += 30_000;
-    expect((await from('10.0.0.1', form({ ...GRANT, client_id: acme.id, client_secret: acme.secret }))).status).toBe(200);
-  });
-
-  it('per client id from many addresses: every attempt is slowed by the same bounded wait, none refused', async () => {
-    const pausesBefore = pauses.length;
-    // Two failures from each address: below the per-address limits, 8 failures of the id in all.
-    for (let i = 1; i <= 8; i++) {
-      expectOAuthError(await from(`10.3.0.${Math.ceil(i / 2)}`, form({ ...GRANT, client_id: plus.id, client_secret: `wrong-${i}` })), 401, 'invalid_client');
-    }
-    // The first 3 failures were not slowed; every attempt after them is, wrong or right, by the same wait.
-    expect(pauses.slice(pausesBefore)).toEqual(Array<number>(5).fill(SLOW_DOWN_MS));
-    expect((await from('10.3.1.1', form({ ...GRANT, client_id: plus.id, client_secret: plus.secret }))).status).toBe(200);
-    expect((await from('10.3.0.1', form({ ...GRANT, client_id: plus.id, client_secret: plus.secret }))).status).toBe(200);
-    expect(pauses.slice(pausesBefore)).toEqual(Array<number>(7).fill(SLOW_DOWN_MS));
-    // Another client id is not slowed.
-    expect((await from('10.3.1.1', form({ ...GRANT, client_id: odd.id, client_secret: odd.secret }))).status).toBe(200);
-    expect(pauses.slice(pausesBefore)).toHaveLength(7);
-    const metrics = await request(limited).get('/metrics');
-    // One count per recorded pause, the first test's included.
-    expect(metrics.text).toMatch(new RegExp(`auth_slowed_sign_ins_total\\{[^}]*\\} ${pauses.length}\\n`));
-    now += 60_000;
-  });
-
-  it('per source address: after 3 failures (any client ids), that address is refused, others are not', async () => {
-    for (let i = 1; i <= 3; i++) {
-      expectOAuthError(await from('192.0.2.7', form({ ...GRANT, client_id: `guess-${i}`, client_secret: 'x' })), 401, 'invalid_client');
-    }
-    const refused = await from('192.0.2.7', form({ ...GRANT, client_id: odd.id, client_secret: odd.secret }));
-    expectOAuthError(refused, 429, 'too_many_requests');
-    expect(Number(refused.headers['retry-after'])).toBeGreaterThan(0);
-    expect((await from('192.0.2.8', form({ ...GRANT, client_id: odd.id, client_secret: odd.secret }))).status).toBe(200);
-  });
-
-  it('parallel guesses cannot slip past the limit', async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => from('203.0.113.1', form({ ...GRANT, client_id: plus.id, client_secret: `guess-${i}` }))),
-    );
-    const statuses = answers.map((answer) => answer.status).sort();
-    expect(statuses.filter((status) => status === 401)).toHaveLength(3);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(9);
-  });
-
-  it('successful requests do not count', async () => {
-    for (let i = 0; i < 5; i++) {
-      expect((await from('198.51.100.2', form({ ...GRANT, client_id: odd.id, client_secret: odd.secret }))).status).toBe(200);
-    }
-    expectOAuthError(await from('198.51.100.2', form({ ...GRANT, client_id: 'x', client_secret: 'y' })), 401, 'invalid_client');
-  });
-
-  it('requests refused for their form (not their credentials) do not count', async () => {
-    for (let i = 0; i < 5; i++) expectOAuthError(await from('198.51.100.1', form({ client_id: odd.id })), 400, 'invalid_request');
-    expect((await from('198.51.100.1', form({ ...GRANT, client_id: odd.id, client_secret: odd.secret }))).status).toBe(200);
   });
 });
 

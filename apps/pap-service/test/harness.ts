@@ -151,3 +151,21 @@ export function deployedPolicy(
   const tree = JSON.parse(JSON.stringify(outcome.tree)) as Record<string, unknown>;
   return deployedAt === undefined ? { id, xml, tree } : { id, xml, tree, deployedAt };
 }
+
+/**
+ * Registers a harness started before the file's tests (with `overrides`) and closed after them; the function returns
+ * it, and throws when called before it started (call it inside hooks and tests).
+ */
+export function useHarness(overrides: PapOverrides = {}): () => Harness {
+  let started: Harness | undefined;
+  beforeAll(async () => {
+    started = await startHarness(overrides);
+  });
+  afterAll(async () => {
+    await started?.close();
+  });
+  return () => {
+    if (started === undefined) throw new Error('the harness is read before it started (use it in hooks and tests)');
+    return started;
+  };
+}

@@ -1,33 +1,11 @@
 import request from 'supertest';
 import type { Policy } from '@custos/contracts';
-import { deployedPolicy, dump, outbox, policyXml, revision, startHarness, type Harness } from './harness';
+import { dump, policyXml, revision } from './harness';
+import { usePolicyApi } from './policy-api';
 
-let h: Harness;
-let changes = 0;
-beforeAll(async () => {
-  h = await startHarness({ onChange: () => void changes++ });
-});
-afterAll(async () => {
-  await h.close();
-});
-
-const add = (xml: string, auth = h.bearer(), type = 'application/xml') =>
-  request(h.app).post('/ws/policy').set('Authorization', auth).set('Content-Type', type).send(xml);
-const put = (id: string, xml: string, auth = h.bearer()) =>
-  request(h.app).put(`/ws/policy/${id}`).set('Authorization', auth).set('Content-Type', 'application/xml').send(xml);
-const get = (path: string, auth = h.bearer()) => request(h.app).get(path).set('Authorization', auth);
-const post = (path: string, auth = h.bearer()) => request(h.app).post(path).set('Authorization', auth);
-const del = (path: string, auth = h.bearer()) => request(h.app).delete(path).set('Authorization', auth);
-
-const expectUnchanged = async (send: () => Promise<request.Response>, status: number, code: string) => {
-  const before = await dump(h.pool);
-  const res = await send();
-  expect(res.status).toBe(status);
-  expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
-  expect(res.body.code).toBe(code);
-  expect(await dump(h.pool)).toEqual(before);
-  return res;
-};
+/** Pap's policy routes: adding and showing a policy, what is refused, the lists, and other solutions' policies. */
+const api = usePolicyApi();
+const { add, get, post, expectUnchanged } = api;
 
 describe('add and show', () => {
   const id = 'urn:policy:acme:mask-names';
@@ -40,11 +18,11 @@ describe('add and show', () => {
     expect(res.body).toBe(true);
     expect(res.headers.location).toBe(`/ws/policy/${id}`);
     expect(res.headers['policy-revision']).toBeUndefined();
-    expect(await revision(h.pool)).toBe(0);
+    expect(await revision(api.h.pool)).toBe(0);
   });
 
   test('text/xml is accepted too', async () => {
-    const res = await add(policyXml('urn:policy:acme:text-xml'), h.bearer(), 'text/xml; charset=utf-8');
+    const res = await add(policyXml('urn:policy:acme:text-xml'), api.h.bearer(), 'text/xml; charset=utf-8');
     expect(res.status).toBe(201);
   });
 
@@ -124,9 +102,9 @@ describe('bad policies are rejected and change nothing', () => {
   });
 
   test('wrong content type is 415', async () => {
-    await expectUnchanged(() => add(policyXml('urn:policy:acme:json'), h.bearer(), 'application/json'), 415, 'unsupported_media_type');
+    await expectUnchanged(() => add(policyXml('urn:policy:acme:json'), api.h.bearer(), 'application/json'), 415, 'unsupported_media_type');
     await expectUnchanged(
-      () => request(h.app).post('/ws/policy').set('Authorization', h.bearer()).send(Buffer.from(policyXml('urn:policy:acme:none'))),
+      () => request(api.h.app).post('/ws/policy').set('Authorization', api.h.bearer()).send(Buffer.from(policyXml('urn:policy:acme:none'))),
       415,
       'unsupported_media_type',
     );
@@ -143,185 +121,9 @@ describe('bad policies are rejected and change nothing', () => {
   });
 });
 
-describe('replace', () => {
-  const id = 'urn:policy:acme:replace-me';
-
-  beforeAll(async () => {
-    expect((await add(policyXml(id, { name: 'v1' }))).status).toBe(201);
-  });
-
-  test('replaces an undeployed policy without a revision', async () => {
-    const before = (await get(`/ws/policy/${id}`)).body as Policy;
-    const xml = policyXml(id, { name: 'v2', decision: 'allow' });
-    const res = await put(id, xml);
-    expect(res.status).toBe(200);
-    expect(res.body).toBe(true);
-    expect(res.headers['policy-revision']).toBeUndefined();
-    const after = (await get(`/ws/policy/${id}`)).body as Policy;
-    expect(after.xml).toBe(xml);
-    expect(after.name).toBe('v2');
-    expect(after.createdAt).toBe(before.createdAt);
-    expect(new Date(after.updatedAt).getTime()).toBeGreaterThanOrEqual(new Date(before.updatedAt).getTime());
-  });
-
-  test('a different id in the XML is 400', async () => {
-    const res = await expectUnchanged(() => put(id, policyXml('urn:policy:acme:other')), 400, 'invalid_policy');
-    expect(res.body.errors[0].message).toContain('urn:policy:acme:other');
-  });
-
-  test('an unknown policy is 404 and is not created', async () => {
-    await expectUnchanged(() => put('urn:policy:acme:unknown', policyXml('urn:policy:acme:unknown')), 404, 'not_found');
-  });
-
-  test('invalid XML is 400', async () => {
-    await expectUnchanged(() => put(id, '<policy'), 400, 'invalid_policy');
-  });
-
-  test('a malformed id is 400 invalid_id', async () => {
-    await expectUnchanged(() => put('urn:policy:acme', policyXml(id)), 400, 'invalid_id');
-  });
-
-  test('a foreign solution is 403', async () => {
-    await expectUnchanged(() => put('urn:policy:globex:x', policyXml('urn:policy:globex:x')), 403, 'insufficient_scope');
-  });
-
-  test('wrong content type is 415', async () => {
-    await expectUnchanged(
-      () => request(h.app).put(`/ws/policy/${id}`).set('Authorization', h.bearer()).type('json').send('{}'),
-      415,
-      'unsupported_media_type',
-    );
-  });
-
-  test('a deployed policy is re-deployed with a new revision', async () => {
-    const deployed = await post(`/ws/policy/${id}/deploy`);
-    const r = Number(deployed.headers['policy-revision']);
-    const xml = policyXml(id, { name: 'v3' });
-    const res = await put(id, xml);
-    expect(res.status).toBe(200);
-    expect(Number(res.headers['policy-revision'])).toBe(r + 1);
-    const last = (await outbox(h.pool)).at(-1)!;
-    expect(last.revision).toBe(r + 1);
-    expect(last.message).toEqual({ revision: r + 1, type: 'deploy', policy: deployedPolicy(id, xml, r) });
-    expect((await get(`/ws/policy/${id}/status`)).body).toBe(true);
-  });
-});
-
-describe('deploy, status, revoke, remove', () => {
-  const id = 'urn:policy:acme:lifecycle';
-
-  beforeAll(async () => {
-    expect((await add(policyXml(id))).status).toBe(201);
-  });
-
-  test('deploy answers true with the new revision; again true with the same revision', async () => {
-    const r = await revision(h.pool);
-    const calls = changes;
-    const first = await post(`/ws/policy/${id}/deploy`);
-    expect(first.status).toBe(200);
-    expect(first.headers['content-type']).toMatch(/^application\/json/);
-    expect(first.body).toBe(true);
-    expect(first.headers['policy-revision']).toBe(String(r + 1));
-    expect(changes).toBe(calls + 1);
-    const entry = (await outbox(h.pool)).at(-1)!;
-    expect(entry.message).toEqual({ revision: r + 1, type: 'deploy', policy: deployedPolicy(id, policyXml(id), r + 1) });
-
-    const again = await post(`/ws/policy/${id}/deploy`);
-    expect(again.body).toBe(true);
-    expect(again.headers['policy-revision']).toBe(String(r + 1));
-    expect(await revision(h.pool)).toBe(r + 1);
-    expect(changes).toBe(calls + 1);
-  });
-
-  test('status is true when deployed, false otherwise and for unknown ids', async () => {
-    expect((await get(`/ws/policy/${id}/status`)).body).toBe(true);
-    expect((await get('/ws/policy/urn:policy:acme:plain/status')).body).toBe(false);
-    const unknown = await get('/ws/policy/urn:policy:acme:nothing/status');
-    expect(unknown.status).toBe(200);
-    expect(unknown.body).toBe(false);
-  });
-
-  test('GET shows deployed: true', async () => {
-    expect((await get(`/ws/policy/${id}`)).body.deployed).toBe(true);
-  });
-
-  test('deploying an unknown policy is false with the current revision', async () => {
-    const r = await revision(h.pool);
-    const res = await post('/ws/policy/urn:policy:acme:nothing/deploy');
-    expect(res.status).toBe(200);
-    expect(res.body).toBe(false);
-    expect(res.headers['policy-revision']).toBe(String(r));
-    expect(await revision(h.pool)).toBe(r);
-  });
-
-  test('revoke (GET) is true once, then false; POST works as well', async () => {
-    const r = await revision(h.pool);
-    const first = await get(`/ws/policy/${id}/revoke`);
-    expect(first.body).toBe(true);
-    expect(first.headers['policy-revision']).toBe(String(r + 1));
-    expect((await outbox(h.pool)).at(-1)!.message).toEqual({ revision: r + 1, type: 'revoke', policyId: id });
-    const second = await post(`/ws/policy/${id}/revoke`);
-    expect(second.body).toBe(false);
-    expect(second.headers['policy-revision']).toBe(String(r + 1));
-    expect((await get(`/ws/policy/${id}/status`)).body).toBe(false);
-    expect((await post(`/ws/policy/${id}/deploy`)).headers['policy-revision']).toBe(String(r + 2));
-    const posted = await post(`/ws/policy/${id}/revoke`);
-    expect(posted.body).toBe(true);
-    expect(posted.headers['policy-revision']).toBe(String(r + 3));
-    expect((await get('/ws/policy/urn:policy:acme:nothing/revoke')).body).toBe(false);
-  });
-
-  test('removing a deployed policy revokes it in the same revision', async () => {
-    const removable = 'urn:policy:acme:removable';
-    expect((await add(policyXml(removable))).status).toBe(201);
-    await post(`/ws/policy/${removable}/deploy`);
-    const r = await revision(h.pool);
-    const res = await del(`/ws/policy/${removable}`);
-    expect(res.body).toBe(true);
-    expect(res.headers['policy-revision']).toBe(String(r + 1));
-    expect((await outbox(h.pool)).at(-1)!.message).toEqual({ revision: r + 1, type: 'revoke', policyId: removable });
-    expect((await get(`/ws/policy/${removable}`)).status).toBe(404);
-    const again = await del(`/ws/policy/${removable}`);
-    expect(again.body).toBe(false);
-    expect(again.headers['policy-revision']).toBe(String(r + 1));
-  });
-
-  test('removing an undeployed policy keeps the revision', async () => {
-    const removable = 'urn:policy:acme:undeployed';
-    expect((await add(policyXml(removable))).status).toBe(201);
-    const r = await revision(h.pool);
-    const res = await del(`/ws/policy/${removable}`);
-    expect(res.body).toBe(true);
-    expect(res.headers['policy-revision']).toBe(String(r));
-    expect(await revision(h.pool)).toBe(r);
-  });
-
-  test('a malformed id in the URL is 400 invalid_id', async () => {
-    for (const path of [
-      '/ws/policy/not-a-urn/deploy',
-      '/ws/policy/urn:policy:Acme:x/status',
-      '/ws/policy/urn:action:acme:x/revoke',
-      '/ws/policy/urn:policy:acme:x:y',
-    ]) {
-      const res = path.endsWith('deploy') ? await post(path) : await get(path);
-      expect(res.status).toBe(400);
-      expect(res.body.code).toBe('invalid_id');
-    }
-    expect((await del('/ws/policy/urn:policy:acme')).body.code).toBe('invalid_id');
-  });
-
-  test('an id over 512 characters is refused for its length, not its form', async () => {
-    const id = `urn:policy:acme:${'x'.repeat(500)}`;
-    const res = await get(`/ws/policy/${id}`);
-    expect(res.status).toBe(400);
-    expect(res.body.code).toBe('invalid_id');
-    expect(res.body.detail).toBe(`the policy id in the URL is ${id.length} characters long; it may have at most 512`);
-  });
-});
-
 describe('lists', () => {
   beforeAll(async () => {
-    const admin = h.bearer({ solutions: ['*'] });
+    const admin = api.h.bearer({ solutions: ['*'] });
     for (const id of ['urn:policy:acme:zz', 'urn:policy:acme:Ab', 'urn:policy:acme:aa', 'urn:policy:globex:g1']) {
       expect((await add(policyXml(id), admin)).status).toBe(201);
     }
@@ -350,7 +152,7 @@ describe('lists', () => {
     expect(list).toContain('urn:policy:acme:zz');
     expect(list).not.toContain('urn:policy:acme:Ab');
     expect(list).not.toContain('urn:policy:globex:g1');
-    const all = await get('/ws/policy-ids/deployed', h.bearer({ solutions: ['*'] }));
+    const all = await get('/ws/policy-ids/deployed', api.h.bearer({ solutions: ['*'] }));
     expect(ids(all.body)).toContain('urn:policy:globex:g1');
   });
 
@@ -361,9 +163,9 @@ describe('lists', () => {
     expect(policies.every((p) => p.deployed && p.id.identifier.startsWith('urn:policy:acme:'))).toBe(true);
     expect(policies.map((p) => p.id.identifier)).toEqual(ids((await get('/ws/policy-ids/deployed')).body));
     expect(policies.find((p) => p.id.identifier === 'urn:policy:acme:aa')!.xml).toBe(policyXml('urn:policy:acme:aa'));
-    const globex = await get('/ws/policy/deployed', h.bearer({ solutions: ['globex'] }));
+    const globex = await get('/ws/policy/deployed', api.h.bearer({ solutions: ['globex'] }));
     expect(globex.body.map((p: Policy) => p.id.identifier)).toEqual(['urn:policy:globex:g1']);
-    const none = await get('/ws/policy/deployed', h.bearer({ solutions: ['initech'] }));
+    const none = await get('/ws/policy/deployed', api.h.bearer({ solutions: ['initech'] }));
     expect(none.body).toEqual([]);
   });
 
@@ -376,8 +178,8 @@ describe('lists', () => {
 
 describe('foreign solutions', () => {
   beforeAll(async () => {
-    expect((await add(policyXml('urn:policy:globex:secret'), h.bearer({ solutions: ['globex'] }))).status).toBe(201);
-    expect((await post('/ws/policy/urn:policy:globex:secret/deploy', h.bearer({ solutions: ['globex'] }))).body).toBe(true);
+    expect((await add(policyXml('urn:policy:globex:secret'), api.h.bearer({ solutions: ['globex'] }))).status).toBe(201);
+    expect((await post('/ws/policy/urn:policy:globex:secret/deploy', api.h.bearer({ solutions: ['globex'] }))).body).toBe(true);
   });
 
   test.each([
@@ -390,16 +192,16 @@ describe('foreign solutions', () => {
     ['GET', '/status'],
   ])('%s /ws/policy/{foreign}%s is 403 whether or not it exists, and changes nothing', async (method, suffix) => {
     for (const id of ['urn:policy:globex:secret', 'urn:policy:globex:nothing']) {
-      const before = await dump(h.pool);
+      const before = await dump(api.h.pool);
       const path = `/ws/policy/${id}${suffix}`;
-      let call = request(h.app)[method.toLowerCase() as 'get' | 'put' | 'delete' | 'post'](path).set('Authorization', h.bearer());
+      let call = request(api.h.app)[method.toLowerCase() as 'get' | 'put' | 'delete' | 'post'](path).set('Authorization', api.h.bearer());
       if (method === 'PUT') call = call.set('Content-Type', 'application/xml').send(policyXml(id));
       const res = await call;
       expect(res.status).toBe(403);
       expect(res.body.code).toBe('insufficient_scope');
       expect(res.body.detail).toBe('the token does not grant access to this solution');
       expect(res.headers['policy-revision']).toBeUndefined();
-      expect(await dump(h.pool)).toEqual(before);
+      expect(await dump(api.h.pool)).toEqual(before);
     }
   });
 });

@@ -1,31 +1,12 @@
-import type { EngineDecision } from '@custos/policy-engine';
 import { AnsweredDecisions } from '../src/decision/answered';
 import { createDecisionLogger, logDecision, type DecisionRecord } from '../src/decision/log';
 import { createPdpMetrics } from '../src/metrics';
+import { decisionRecord, engineDecision, nextTurn } from './support/decision-records';
 import { memoryLogger } from './support/logger';
 
 describe('answered decisions (metrics and decision lines after the answer)', () => {
-  const decision = (allowed: boolean): EngineDecision => ({
-    allowed,
-    decided: true,
-    modifiers: [],
-    delayMs: 0,
-    executions: [],
-    matchedPolicies: ['urn:policy:acme:a'],
-    errors: [],
-  });
-  const record = (n: number, allowed: boolean, explain = false): DecisionRecord => ({
-    decisionId: `urn:decision:${n}`,
-    requestId: `req-${n}`,
-    clientId: 'client-1',
-    action: 'urn:action:acme:show',
-    solution: 'acme',
-    revision: 3,
-    decision: decision(allowed),
-    latencyUs: 100 + n,
-    explain,
-  });
-  const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+  const record = (n: number, allowed: boolean, explain = false): DecisionRecord =>
+    decisionRecord(n, { decision: engineDecision({ allowed, matchedPolicies: ['urn:policy:acme:a'] }), explain });
 
   it('writes the lines logDecision would write, in order, and counts every outcome once the loop moves on', async () => {
     const { logger, lines } = memoryLogger('info');

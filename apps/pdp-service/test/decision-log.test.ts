@@ -1,6 +1,7 @@
 import type { EngineDecision } from '@custos/policy-engine';
 import { createDecisionLogger, logDecision, withoutValues, type DecisionRecord } from '../src/decision/log';
 import { jsonNumber, jsonString, jsonStrings } from '../src/decision/json-text';
+import { decisionRecord, engineDecision } from './support/decision-records';
 import { memoryLogger } from './support/logger';
 
 describe('decision log', () => {
@@ -9,31 +10,21 @@ describe('decision log', () => {
     expect(withoutValues('division by zero')).toBe('division by zero');
   });
 
-  const decision = (overrides: Partial<EngineDecision> = {}): EngineDecision => ({
-    allowed: false,
-    decided: true,
-    modifiers: [
-      { policyId: 'urn:policy:acme:a', eventParameter: 'user', expression: '$', method: 'delete', parameters: [], reason: null },
-      { policyId: 'urn:policy:acme:a', eventParameter: 'x', expression: '$.y', method: 'replace', parameters: [], reason: 'r' },
-    ],
-    delayMs: 1500,
-    executions: [{ policyId: 'urn:policy:acme:b', action: 'urn:action:acme:notify', parameters: [{ name: 'to', value: 'carol@example.org' }] }],
-    matchedPolicies: ['urn:policy:acme:a', 'urn:policy:acme:b'],
-    errors: [{ policyId: 'urn:policy:acme:b', mechanism: 1, message: 'cannot compare `Mallory` with `42`' }],
-    ...overrides,
-  });
-  const record = (overrides: Partial<DecisionRecord> = {}): DecisionRecord => ({
-    decisionId: 'urn:decision:01a20115-fdc6-714e-8096-c0efb19276e9',
-    requestId: 'req-1',
-    clientId: 'client-1',
-    action: 'urn:action:acme:show',
-    solution: 'acme',
-    revision: 7,
-    decision: decision(),
-    latencyUs: 42,
-    explain: false,
-    ...overrides,
-  });
+  const decision = (overrides: Partial<EngineDecision> = {}): EngineDecision =>
+    engineDecision({
+      allowed: false,
+      modifiers: [
+        { policyId: 'urn:policy:acme:a', eventParameter: 'user', expression: '$', method: 'delete', parameters: [], reason: null },
+        { policyId: 'urn:policy:acme:a', eventParameter: 'x', expression: '$.y', method: 'replace', parameters: [], reason: 'r' },
+      ],
+      delayMs: 1500,
+      executions: [{ policyId: 'urn:policy:acme:b', action: 'urn:action:acme:notify', parameters: [{ name: 'to', value: 'carol@example.org' }] }],
+      matchedPolicies: ['urn:policy:acme:a', 'urn:policy:acme:b'],
+      errors: [{ policyId: 'urn:policy:acme:b', mechanism: 1, message: 'cannot compare `Mallory` with `42`' }],
+      ...overrides,
+    });
+  const record = (overrides: Partial<DecisionRecord> = {}): DecisionRecord =>
+    decisionRecord(1, { decisionId: 'urn:decision:01a20115-fdc6-714e-8096-c0efb19276e9', revision: 7, decision: decision(), latencyUs: 42, ...overrides });
 
   it('writes one JSON line with every documented field, in the logger line format, without parameter values', () => {
     const { logger, lines } = memoryLogger('info');

@@ -1,32 +1,13 @@
-import type { EngineDecision, EngineEvent } from '@custos/policy-engine';
+import type { EngineEvent } from '@custos/policy-engine';
 import { waitFor } from '@custos/test-kit';
 import { DecisionRecordBuffer, type BufferedRecord } from '../src/decision-records/buffer';
 import { recordJson, recordedParameters } from '../src/decision-records/encode';
 import { decisionMembers, type DecisionRecord } from '../src/decision/log';
+import { decisionRecord, engineDecision, nextTurn } from './support/decision-records';
 
-const decision: EngineDecision = {
-  allowed: false,
-  decided: false,
-  defaultSource: 'solution',
-  modifiers: [],
-  delayMs: 0,
-  executions: [],
-  matchedPolicies: [],
-  errors: [],
-};
-const record = (n: number): DecisionRecord => ({
-  decisionId: `urn:decision:${n}`,
-  requestId: `req-${n}`,
-  clientId: 'client-1',
-  action: 'urn:action:acme:show',
-  solution: 'acme',
-  revision: 3,
-  decision,
-  latencyUs: 100 + n,
-  explain: false,
-});
+const decision = engineDecision({ allowed: false, decided: false, defaultSource: 'solution' });
+const record = (n: number): DecisionRecord => decisionRecord(n, { decision });
 const event: EngineEvent = { action: 'urn:action:acme:show', timestamp: 1_700_000_000_000, parameters: new Map<string, unknown>([['user', 'ann'], ['doc', { id: 7 }]]) };
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** A buffer whose batches land in `batches`; `gate` holds a publish until released. */
 function buffer(options: { capacity: number; batchSize: number; flushMs?: number }) {

@@ -1,5 +1,5 @@
-import { problemReply, startServer, type RecordedRequest, type Reply, type TestServer } from './remote-support/http-server';
-import { loggedIn, runCli, tempConfig } from './remote-support/run-cli';
+import { problemReply, type RecordedRequest, type Reply } from './remote-support/http-server';
+import { useStubbedPap } from './remote-support/stubbed-pap';
 
 const ID = 'urn:decision:0190f1a2-0000-7000-8000-000000000001';
 const record = {
@@ -26,9 +26,6 @@ const record = {
 
 /** `custos decisions`: pap's decision records, searched with the options given, or one by id. */
 describe('decisions command', () => {
-  let pap: TestServer;
-  let config: Awaited<ReturnType<typeof tempConfig>>;
-
   const answer = (request: RecordedRequest): Reply => {
     if (request.url === `/ws/decisions/${ID}`) return { json: record };
     if (request.url.startsWith('/ws/decisions/')) return problemReply(404, 'not_found', 'no record of decision `x`');
@@ -36,18 +33,8 @@ describe('decisions command', () => {
     return { json: { records: [record], truncated: true } };
   };
 
-  beforeEach(async () => {
-    pap = await startServer(answer);
-    config = await tempConfig();
-    await loggedIn(config.env, { pap: pap.url });
-  });
-
-  afterEach(async () => {
-    await pap.close();
-    await config.cleanup();
-  });
-
-  const cli = (...args: string[]) => runCli(args, { env: config.env });
+  const pap = useStubbedPap(answer);
+  const { cli } = pap;
 
   it('asks pap with the filters given and prints one line per record, saying when more matched', async () => {
     const run = await cli('decisions', '--solution', 'acme', '--outcome', 'inhibit', '--from', '2026-11-27T09:00:00Z', '--limit', '5');

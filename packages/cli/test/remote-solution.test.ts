@@ -1,12 +1,10 @@
-import { problemReply, startServer, type RecordedRequest, type Reply, type TestServer } from './remote-support/http-server';
-import { loggedIn, runCli, tempConfig } from './remote-support/run-cli';
+import { problemReply, type RecordedRequest, type Reply } from './remote-support/http-server';
+import { useStubbedPap } from './remote-support/stubbed-pap';
 
 /** `custos solution settings`: reads a solution's settings, changes the ones named (keeping the others), says the revision. */
 describe('solution settings command', () => {
-  let pap: TestServer;
   let stored: Record<string, string>;
   let revision: number;
-  let config: Awaited<ReturnType<typeof tempConfig>>;
 
   /** A pap that holds one solution's settings as the real one does: PUT replaces them, a change takes a revision. */
   const answer = (request: RecordedRequest): Reply => {
@@ -19,20 +17,12 @@ describe('solution settings command', () => {
     return { json: { solution: 'acme', settings: stored, revision, changed }, headers: { 'Policy-Revision': String(revision) } };
   };
 
-  beforeEach(async () => {
+  beforeEach(() => {
     stored = { authzenDefault: 'allow' };
     revision = 4;
-    pap = await startServer(answer);
-    config = await tempConfig();
-    await loggedIn(config.env, { pap: pap.url });
   });
-
-  afterEach(async () => {
-    await pap.close();
-    await config.cleanup();
-  });
-
-  const cli = (...args: string[]) => runCli(args, { env: config.env });
+  const pap = useStubbedPap(answer);
+  const { cli } = pap;
 
   it("prints the settings, naming the pdp's setting that applies where the solution has none", async () => {
     const run = await cli('solution', 'settings', 'acme');

@@ -1,26 +1,16 @@
-import { problemReply, startServer, type Reply, type TestServer } from './remote-support/http-server';
-import { loggedIn, runCli, tempConfig } from './remote-support/run-cli';
+import { problemReply, type Reply } from './remote-support/http-server';
+import { useStubbedPap } from './remote-support/stubbed-pap';
 
 const ID = 'urn:policy:acme:p';
 
 describe('policy versions, show-version, diff and restore', () => {
-  let pap: TestServer;
   let reply: Reply;
-  let config: Awaited<ReturnType<typeof tempConfig>>;
 
-  beforeEach(async () => {
+  beforeEach(() => {
     reply = { json: true };
-    pap = await startServer(() => reply);
-    config = await tempConfig();
-    await loggedIn(config.env, { pap: pap.url });
   });
-
-  afterEach(async () => {
-    await pap.close();
-    await config.cleanup();
-  });
-
-  const cli = (...args: string[]) => runCli(args, { env: config.env });
+  const pap = useStubbedPap(() => reply);
+  const { cli } = pap;
 
   it('lists the versions as a table: number, when, who, request id, and which is current and deployed', async () => {
     reply = {

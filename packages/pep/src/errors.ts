@@ -72,9 +72,10 @@ export class UnexpectedStatusError extends CustosError {
 
 /**
  * The pdp refused the request at admission (429 `too_many_requests`: the token's solution has too many requests in
- * flight, or is past its rate) and the call could not wait out `Retry-After` within its deadline, or was refused
- * again after waiting once. Nothing was decided or recorded. `retryAfterMs` is when the pdp said to try again
- * (undefined when it said nothing readable).
+ * flight, or is past its rate), or the token endpoint refused to issue a token for now (429: too many failed
+ * sign-ins of this client id or from this address), and the call could not wait out `Retry-After` within its
+ * deadline, or was refused again after waiting once. Nothing was decided or recorded. `retryAfterMs` is when the
+ * server said to try again (undefined when it said nothing readable); `url` tells which server it was.
  */
 export class TooManyRequestsError extends CustosError {
   readonly status = 429;

@@ -1,6 +1,6 @@
 import { PROBLEM_CONTENT_TYPE, problemType, type Event } from '@custos/contracts';
 import type { CustosClient, EnforceOptions, Enforcement } from './client';
-import { CustosError, DecisionDeniedError } from './errors';
+import { CustosError, DecisionDeniedError, TooManyRequestsError } from './errors';
 
 /** What the middleware needs of a response: node:http's ServerResponse and express's both have it. */
 export interface MiddlewareResponse {
@@ -76,8 +76,8 @@ export interface RequestWithCustos {
 /**
  * Express-style middleware (typed structurally; express is not needed at run time): builds an event from the
  * request, enforces it, puts the enforcement on the request and calls `next()`. A denial is answered by `onDenied`
- * (by default 403, or 429 with `Retry-After` when the decision carries a delay) and any other failure 503, as
- * problem details; the request never reaches the handler.
+ * (by default 403, or 429 with `Retry-After` when the decision carries a delay) and any other failure 503 (with
+ * `Retry-After` when Custos said when to come back), as problem details; the request never reaches the handler.
  */
 export function custosMiddleware<Req extends object>(client: CustosClient, options: MiddlewareOptions<Req>) {
   const property = options.property ?? 'custos';
@@ -118,7 +118,7 @@ export function custosMiddleware<Req extends object>(client: CustosClient, optio
         send(res, denied);
         return;
       }
-      unavailable(res);
+      unavailable(res, error instanceof TooManyRequestsError ? error.retryAfterMs : undefined);
       return;
     }
     Object.defineProperty(req, property, { value: enforcement, writable: true, enumerable: true, configurable: true });
@@ -126,17 +126,29 @@ export function custosMiddleware<Req extends object>(client: CustosClient, optio
   };
 }
 
-/** 503 when Custos could not be asked or its decision not carried out; no internals leak. */
-function unavailable(res: MiddlewareResponse): void {
+/**
+ * 503 when Custos could not be asked or its decision not carried out; no internals leak. When Custos refused for
+ * now and said until when (a 429 of the pdp's admission or of the token endpoint), the 503 carries that as
+ * `Retry-After` (whole seconds, rounded up): the caller did nothing wrong, this service is what is short of
+ * decisions (so not a 429, which would blame the caller's rate), and it learns when trying again makes sense.
+ */
+function unavailable(res: MiddlewareResponse, retryAfterMs: number | undefined): void {
+  const body = {
+    type: problemType('decision_unavailable'),
+    title: 'Service Unavailable',
+    status: 503,
+    detail: 'the request cannot be authorized right now',
+    code: 'decision_unavailable',
+  };
+  if (retryAfterMs === undefined) {
+    send(res, { status: 503, body });
+    return;
+  }
+  const seconds = Math.max(1, Math.ceil(retryAfterMs / 1000));
   send(res, {
     status: 503,
-    body: {
-      type: problemType('decision_unavailable'),
-      title: 'Service Unavailable',
-      status: 503,
-      detail: 'the request cannot be authorized right now',
-      code: 'decision_unavailable',
-    },
+    headers: { 'Retry-After': String(seconds) },
+    body: { ...body, detail: `${body.detail}; retry after ${seconds} s`, retry_after_ms: retryAfterMs },
   });
 }
 

@@ -1,8 +1,8 @@
-import { AuthenticationError, DecisionTimeoutError, RedirectError, TransportError, UnexpectedStatusError } from './errors';
+import { AuthenticationError, DecisionTimeoutError, RedirectError, TooManyRequestsError, TransportError, UnexpectedStatusError, type ProblemBody } from './errors';
 import { NO_REDIRECTS, refuseRedirect } from './redirects';
 import { Deadline } from './deadline';
 import { isJsonObject, ownValue } from './json-value';
-import { backoffMs, type ResolvedRetry, type RetryInfo } from './retry';
+import { admissionPauseMs, backoffMs, retryAfterMs, type ResolvedRetry, type RetryInfo } from './retry';
 import type { IssuedToken } from './token-source';
 
 export interface TokenEndpointOptions {
@@ -19,15 +19,20 @@ export const DEFAULT_LIFETIME_MS = 300_000;
 
 /**
  * OAuth client credentials (api.md §2.1). Token requests are safe to repeat (each just issues another token),
- * so transport failures, 5xx and 429 are retried with backoff; a refusal (400, 401) is final.
+ * so transport failures and 5xx are retried with backoff; a refusal (400, 401) is final. A 429 (auth limits sign-in
+ * failures per client id and address) is treated as the pdp's admission 429 is: waited out once, for the whole
+ * `Retry-After`, when that ends before the deadline, else a TooManyRequestsError at once, since a shorter pause
+ * would only be refused again and would count against the same limit.
  */
 export async function issueToken(options: TokenEndpointOptions): Promise<IssuedToken> {
   const url = `${options.authUrl}/oauth/token`;
   const deadline = new Deadline(options.timeoutMs);
+  let refusedOnce = false;
   try {
     for (let attempt = 1; ; attempt += 1) {
       let retryAfter: string | null = null;
       let failure: Error;
+      let delayMs: number | undefined;
       try {
         const response = await fetch(url, {
           method: 'POST',
@@ -44,16 +49,26 @@ export async function issueToken(options: TokenEndpointOptions): Promise<IssuedT
         await refuseRedirect(url, response);
         const text = await response.text();
         if (response.status === 200) return readToken(text);
-        if (response.status < 500 && response.status !== 429) throw refusal(response.status, text);
-        retryAfter = response.headers.get('retry-after');
-        failure = new UnexpectedStatusError(url, response.status, undefined, { cause: new Error(text.slice(0, 200)) });
+        if (response.status === 429) {
+          const refused = tooManyRequests(url, response.headers.get('retry-after'), text);
+          delayMs = refusedOnce ? undefined : admissionPauseMs(options.retry, attempt, refused.retryAfterMs, deadline.remainingMs);
+          if (delayMs === undefined) throw refused;
+          refusedOnce = true;
+          failure = refused;
+        } else {
+          if (response.status < 500) throw refusal(response.status, text);
+          retryAfter = response.headers.get('retry-after');
+          failure = new UnexpectedStatusError(url, response.status, undefined, { cause: new Error(text.slice(0, 200)) });
+        }
       } catch (error) {
         if (error === deadline.reason) throw new DecisionTimeoutError(options.timeoutMs, { cause: error });
-        if (error instanceof AuthenticationError || error instanceof RedirectError) throw error;
+        if (error instanceof AuthenticationError || error instanceof RedirectError || error instanceof TooManyRequestsError) throw error;
         failure = new TransportError(url, { cause: error });
       }
-      if (attempt >= options.retry.attempts) throw failure;
-      const delayMs = backoffMs(options.retry, attempt, retryAfter);
+      if (delayMs === undefined) {
+        if (attempt >= options.retry.attempts) throw failure;
+        delayMs = backoffMs(options.retry, attempt, retryAfter);
+      }
       options.onRetry({ operation: 'token', attempt, delayMs, error: failure });
       try {
         await deadline.sleep(delayMs);
@@ -64,6 +79,13 @@ export async function issueToken(options: TokenEndpointOptions): Promise<IssuedT
   } finally {
     deadline.clear();
   }
+}
+
+/** The token endpoint's 429, its OAuth error body read as the problem details a pdp would send. */
+function tooManyRequests(url: string, retryAfter: string | null, text: string): TooManyRequestsError {
+  const { code, description } = oauthErrorOf(text);
+  const problem: ProblemBody | undefined = code === undefined && description === undefined ? undefined : { status: 429, code, detail: description };
+  return new TooManyRequestsError(url, retryAfterMs(retryAfter), problem, { cause: new Error(`status 429${description ? `: ${description}` : ''}`) });
 }
 
 function readToken(text: string): IssuedToken {
@@ -83,19 +105,21 @@ function readToken(text: string): IssuedToken {
 }
 
 function refusal(status: number, text: string): AuthenticationError {
-  let code: string | undefined;
-  let description: string | undefined;
-  try {
-    const body: unknown = JSON.parse(text);
-    if (isJsonObject(body)) {
-      const error = ownValue(body, 'error');
-      const detail = ownValue(body, 'error_description');
-      code = typeof error === 'string' ? error : undefined;
-      description = typeof detail === 'string' ? detail : undefined;
-    }
-  } catch {
-    // not an OAuth error body: the status says enough
-  }
+  const { code, description } = oauthErrorOf(text);
   const message = `the token endpoint refused the client (${status}${code ? ` \`${code}\`` : ''})${description ? `: ${description}` : ''}`;
   return new AuthenticationError(message, status, code, { cause: new Error(text.slice(0, 200)) });
+}
+
+/** `error` and `error_description` of an OAuth error body (RFC 6749 §5.2), as far as the text has them. */
+function oauthErrorOf(text: string): { code?: string; description?: string } {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (!isJsonObject(body)) return {};
+    const error = ownValue(body, 'error');
+    const detail = ownValue(body, 'error_description');
+    return { code: typeof error === 'string' ? error : undefined, description: typeof detail === 'string' ? detail : undefined };
+  } catch {
+    // not an OAuth error body: the status says enough
+    return {};
+  }
 }

@@ -1,14 +1,10 @@
 import type { AccessEvaluationRequest, EvaluationsSemantic } from '@custos/contracts';
 import { applyAuthZenModifiers, type AuthZenResult } from '../src/authzen';
-import { CustosClient } from '../src/client';
 import { MalformedDecisionError, ModifierTargetError, TransportError, UnsupportedModifierError } from '../src/errors';
-import type { CustosClientOptions } from '../src/options';
-import { json, modifier, TestServer, tokenServer } from './servers';
+import { failureOf, useClientBench } from './client-bench';
+import { json, modifier } from './servers';
 
 /** `evaluation` and `evaluations` against a real HTTP server standing in for the pdp's AuthZEN routes. */
-let tokens: Awaited<ReturnType<typeof tokenServer>>;
-let pdp: TestServer;
-
 const DECISION_ID = 'urn:decision:0193a5e2-7c4b-7d6e-9f10-2b3c4d5e6f70';
 
 /** An AuthZEN decision as Custos answers it. */
@@ -16,17 +12,7 @@ function authzen(allowed: boolean, { modifiers = [] as unknown[], delay = 0, rev
   return { decision: allowed, context: { decision_id: DECISION_ID, policy_revision: revision, modifiers, delay_ms: delay } };
 }
 
-beforeEach(async () => {
-  tokens = await tokenServer();
-  pdp = await TestServer.start((_, res) => json(res, 200, authzen(true)));
-});
-afterEach(async () => {
-  await tokens.stop();
-  await pdp.stop();
-});
-
-const client = (options: Partial<CustosClientOptions> = {}) =>
-  new CustosClient({ pdpUrl: pdp.url, authUrl: tokens.url, clientId: 'pep', clientSecret: 'pep-secret', retry: { baseDelayMs: 1, maxDelayMs: 5 }, ...options });
+const bench = useClientBench(() => (_, res) => json(res, 200, authzen(true)));
 
 const request = (): AccessEvaluationRequest => ({
   subject: { type: 'user', id: 'alice@acme.example' },
@@ -35,20 +21,12 @@ const request = (): AccessEvaluationRequest => ({
   context: { time: 1_795_424_400 },
 });
 
-const failureOf = (promise: Promise<unknown>): Promise<Error> =>
-  promise.then(
-    () => {
-      throw new Error('expected a rejection');
-    },
-    (error: unknown) => error as Error,
-  );
-
 describe('evaluation', () => {
   it('posts the request as sent and returns the spec’s shape with Custos’ context', async () => {
-    const custos = client();
+    const custos = bench.client();
     await expect(custos.evaluation(request())).resolves.toEqual(authzen(true));
     expect(custos.policyRevision).toBe(4);
-    const [seen] = pdp.seen;
+    const [seen] = bench.pdp.seen;
     expect(seen?.url).toBe('/access/v1/evaluation');
     expect(seen?.headers.authorization).toBe('Bearer token-1');
     expect(JSON.parse(seen?.body ?? '')).toEqual(request());
@@ -56,18 +34,18 @@ describe('evaluation', () => {
 
   it('refuses a request without subject, action or resource before sending it', async () => {
     const { action: _, ...withoutAction } = request();
-    await expect(client().evaluation(withoutAction as AccessEvaluationRequest)).rejects.toThrow('the access evaluation request needs `action`');
-    expect(pdp.seen).toHaveLength(0);
+    await expect(bench.client().evaluation(withoutAction as AccessEvaluationRequest)).rejects.toThrow('the access evaluation request needs `action`');
+    expect(bench.pdp.seen).toHaveLength(0);
   });
 
   it('reads a bare decision, taking the id and the revision from the headers', async () => {
-    pdp.handle((_, res) => json(res, 200, { decision: false }, { 'Policy-Revision': '9', 'Custos-Decision-Id': DECISION_ID }));
-    await expect(client().evaluation(request())).resolves.toEqual({
+    bench.pdp.handle((_, res) => json(res, 200, { decision: false }, { 'Policy-Revision': '9', 'Custos-Decision-Id': DECISION_ID }));
+    await expect(bench.client().evaluation(request())).resolves.toEqual({
       decision: false,
       context: { decision_id: DECISION_ID, policy_revision: 9, modifiers: [], delay_ms: 0 },
     });
-    pdp.handle((_, res) => json(res, 200, { decision: true, context: { modifiers: [], delay_ms: 300 } }, { 'Policy-Revision': '9', 'Custos-Decision-Id': DECISION_ID }));
-    await expect(client().evaluation(request())).resolves.toEqual({
+    bench.pdp.handle((_, res) => json(res, 200, { decision: true, context: { modifiers: [], delay_ms: 300 } }, { 'Policy-Revision': '9', 'Custos-Decision-Id': DECISION_ID }));
+    await expect(bench.client().evaluation(request())).resolves.toEqual({
       decision: true,
       context: { decision_id: DECISION_ID, policy_revision: 9, modifiers: [], delay_ms: 300 },
     });
@@ -80,16 +58,16 @@ describe('evaluation', () => {
     ['no revision', { decision: true, context: { ...authzen(true).context, policy_revision: -1 } }, '`context.policy_revision` must be a revision'],
     ['a malformed modifier', authzen(true, { modifiers: [{ name: 'resource' }] }), '`context.modifiers[0]`: `expression` must be a string'],
   ])('rejects %s as malformed', async (_, body, message) => {
-    pdp.handle((__, res) => json(res, 200, body));
-    const error = await failureOf(client().evaluation(request()));
+    bench.pdp.handle((__, res) => json(res, 200, body));
+    const error = await failureOf(bench.client().evaluation(request()));
     expect(error).toBeInstanceOf(MalformedDecisionError);
     expect((error.cause as Error).message).toBe(message);
   });
 
   it('never repeats a request that may have reached the pdp', async () => {
-    pdp.handle((_, res, req) => void req.socket.destroy());
-    expect(await failureOf(client().evaluation(request()))).toBeInstanceOf(TransportError);
-    expect(pdp.seen).toHaveLength(1);
+    bench.pdp.handle((_, res, req) => void req.socket.destroy());
+    expect(await failureOf(bench.client().evaluation(request()))).toBeInstanceOf(TransportError);
+    expect(bench.pdp.seen).toHaveLength(1);
   });
 });
 
@@ -102,35 +80,35 @@ describe('evaluations', () => {
   });
 
   it('returns one decision per evaluation, in order', async () => {
-    pdp.handle((_, res) => json(res, 200, { evaluations: [authzen(true), authzen(true), authzen(false, { revision: 4 })] }));
-    const results = await client().evaluations(batch());
+    bench.pdp.handle((_, res) => json(res, 200, { evaluations: [authzen(true), authzen(true), authzen(false, { revision: 4 })] }));
+    const results = await bench.client().evaluations(batch());
     expect(results.evaluations.map((result) => result.decision)).toEqual([true, true, false]);
     // Bare decisions take their ids from the header, in order.
     const ids = ['urn:decision:1', 'urn:decision:2', 'urn:decision:3'];
-    pdp.handle((_, res) => json(res, 200, { evaluations: [{ decision: true }, { decision: false }, { decision: true }] }, { 'Policy-Revision': '5', 'Custos-Decision-Id': ids.join(', ') }));
-    const bare = await client().evaluations(batch());
+    bench.pdp.handle((_, res) => json(res, 200, { evaluations: [{ decision: true }, { decision: false }, { decision: true }] }, { 'Policy-Revision': '5', 'Custos-Decision-Id': ids.join(', ') }));
+    const bare = await bench.client().evaluations(batch());
     expect(bare.evaluations.map((result) => [result.decision, result.context.decision_id, result.context.policy_revision])).toEqual([
       [true, ids[0], 5],
       [false, ids[1], 5],
       [true, ids[2], 5],
     ]);
-    expect(pdp.seen[0]?.url).toBe('/access/v1/evaluations');
-    expect(JSON.parse(pdp.seen[0]?.body ?? '')).toEqual(batch());
+    expect(bench.pdp.seen[0]?.url).toBe('/access/v1/evaluations');
+    expect(JSON.parse(bench.pdp.seen[0]?.body ?? '')).toEqual(batch());
   });
 
   it('accepts fewer decisions only when a semantic may stop early', async () => {
-    pdp.handle((_, res) => json(res, 200, { evaluations: [authzen(true), authzen(false)] }));
-    await expect(client().evaluations(batch('deny_on_first_deny'))).resolves.toEqual({ evaluations: [authzen(true), authzen(false)] });
-    const error = await failureOf(client().evaluations(batch()));
+    bench.pdp.handle((_, res) => json(res, 200, { evaluations: [authzen(true), authzen(false)] }));
+    await expect(bench.client().evaluations(batch('deny_on_first_deny'))).resolves.toEqual({ evaluations: [authzen(true), authzen(false)] });
+    const error = await failureOf(bench.client().evaluations(batch()));
     expect(error).toBeInstanceOf(MalformedDecisionError);
     expect((error.cause as Error).message).toBe('3 evaluations were sent but 2 decisions came back');
-    pdp.handle((_, res) => json(res, 200, { evaluations: [] }));
-    expect(await failureOf(client().evaluations(batch('permit_on_first_permit')))).toBeInstanceOf(MalformedDecisionError);
+    bench.pdp.handle((_, res) => json(res, 200, { evaluations: [] }));
+    expect(await failureOf(bench.client().evaluations(batch('permit_on_first_permit')))).toBeInstanceOf(MalformedDecisionError);
   });
 
   it('refuses a request without evaluations, pointing to evaluation()', async () => {
-    await expect(client().evaluations({ ...batch(), evaluations: [] })).rejects.toThrow('use `evaluation()` for a single one');
-    expect(pdp.seen).toHaveLength(0);
+    await expect(bench.client().evaluations({ ...batch(), evaluations: [] })).rejects.toThrow('use `evaluation()` for a single one');
+    expect(bench.pdp.seen).toHaveLength(0);
   });
 });
 

@@ -1,4 +1,4 @@
-import { AuthenticationError, DecisionTimeoutError, TransportError } from '../src/errors';
+import { AuthenticationError, DecisionTimeoutError, TooManyRequestsError, TransportError } from '../src/errors';
 import { DEFAULT_RETRY } from '../src/retry';
 import { issueToken, type TokenEndpointOptions } from '../src/token-endpoint';
 import { TokenSource } from '../src/token-source';
@@ -106,6 +106,55 @@ describe('the token source against a real token endpoint', () => {
       expect.objectContaining({ operation: 'token', attempt: 1 }),
       expect.objectContaining({ operation: 'token', attempt: 2, delayMs: 0 }),
     ]);
+  });
+
+  describe('a 429 of the token endpoint, as a 429 of the pdp', () => {
+    const tooMany = (retryAfter: string | undefined) =>
+      server.handle((_, res) =>
+        json(res, 429, { error: 'too_many_requests', error_description: 'too many failed attempts; retry in 30 s' }, retryAfter === undefined ? {} : { 'Retry-After': retryAfter }),
+      );
+
+    it('rejects at once with TooManyRequestsError when Retry-After ends after the deadline, uncapped by maxDelayMs', async () => {
+      tooMany('30');
+      const error = await source({ timeoutMs: 5000 }).get().catch((e: unknown) => e);
+      // The old capped path would have waited maxDelayMs (1 s) and asked twice more.
+      expect(error).toBeInstanceOf(TooManyRequestsError);
+      expect(error).toMatchObject({
+        status: 429,
+        retryAfterMs: 30_000,
+        url: `${server.url}/oauth/token`,
+        problem: { code: 'too_many_requests', detail: 'too many failed attempts; retry in 30 s' },
+      });
+      expect((error as Error).message).toBe(`\`${server.url}/oauth/token\` refused the request for now (429: too many failed attempts; retry in 30 s); retry after 30000 ms`);
+      expect(server.seen).toHaveLength(1);
+      expect(retries).toEqual([]);
+    });
+
+    it('waits out a Retry-After that fits once, in full; a second 429 rejects even with attempts left', async () => {
+      tooMany('1');
+      const error = await source({ retry: { attempts: 5, baseDelayMs: 1, maxDelayMs: 5 } }).get().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(TooManyRequestsError);
+      expect(server.seen).toHaveLength(2);
+      // The whole second the endpoint asked for, not maxDelayMs' 5 ms.
+      expect(retries).toEqual([expect.objectContaining({ operation: 'token', attempt: 1, delayMs: 1000, error: expect.any(TooManyRequestsError) as unknown })]);
+    });
+
+    it('takes the usual backoff without a Retry-After, and the next answer counts', async () => {
+      let calls = 0;
+      server.handle((_, res) => {
+        calls += 1;
+        if (calls === 1) json(res, 429, { error: 'too_many_requests' });
+        else json(res, 200, { access_token: 'after-429', expires_in: 60 });
+      });
+      expect(await source().get()).toBe('after-429');
+      expect(retries).toEqual([expect.objectContaining({ operation: 'token', attempt: 1, error: expect.any(TooManyRequestsError) as unknown })]);
+    });
+
+    it('is not retried with `attempts: 1`', async () => {
+      tooMany('0');
+      expect(await source({ retry: { ...DEFAULT_RETRY, attempts: 1 } }).get().catch((e: unknown) => e)).toBeInstanceOf(TooManyRequestsError);
+      expect(server.seen).toHaveLength(1);
+    });
   });
 
   it('does not retry a refusal of the credentials', async () => {

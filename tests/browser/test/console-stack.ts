@@ -1,3 +1,4 @@
+import type { Page } from 'playwright-core';
 import {
   createTestDatabase,
   freePort,
@@ -7,6 +8,7 @@ import {
   type RunningService,
   type TestDatabase,
 } from '@custos/test-kit';
+import { launch, type Browser } from './browser';
 
 /** The README's administrator client. */
 export const ADMIN = { id: 'admin', secret: 'change-me-now-0123' };
@@ -68,4 +70,72 @@ export async function adminToken(stack: ConsoleStack): Promise<string> {
     body: 'grant_type=client_credentials',
   });
   return ((await response.json()) as { access_token: string }).access_token;
+}
+
+/** What a browser test file works with: its stack, a chromium with its page, and the administrator's token. */
+export interface ConsoleSuite {
+  readonly stack: ConsoleStack;
+  readonly browser: Browser;
+  /** The browser's first page. */
+  readonly page: Page;
+  /** A token of the administrator client. */
+  readonly token: string;
+  /** A request to pap's API as the administrator, for what a test sets up or checks without clicking. */
+  pap(method: string, path: string, body?: string, type?: string): Promise<Response>;
+  /** A fresh load of the console (the token lives in the page's memory only) and a sign-in as the administrator. */
+  signIn(): Promise<void>;
+}
+
+/**
+ * The set-up of a browser test file: before its tests, a stack of `replicas` pdps, a chromium and an administrator
+ * token; after them, all of it stopped. The fields are filled when the tests run, so read them inside tests and
+ * hooks, not at the file's top level.
+ */
+export function useConsoleSuite(replicas: number): ConsoleSuite {
+  let stack: ConsoleStack | undefined;
+  let browser: Browser | undefined;
+  let token: string | undefined;
+  const started = <T>(value: T | undefined, what: string): T => {
+    if (value === undefined) throw new Error(`the console suite has no ${what} yet: read it inside a test or hook`);
+    return value;
+  };
+  const suite: ConsoleSuite = {
+    get stack() {
+      return started(stack, 'stack');
+    },
+    get browser() {
+      return started(browser, 'browser');
+    },
+    get page() {
+      return started(browser, 'browser').page;
+    },
+    get token() {
+      return started(token, 'token');
+    },
+    pap: (method, path, body, type = 'application/xml') =>
+      fetch(`${suite.stack.pap.url}${path}`, {
+        method,
+        headers: { Authorization: `Bearer ${suite.token}`, ...(body === undefined ? {} : { 'Content-Type': type }) },
+        ...(body === undefined ? {} : { body }),
+      }),
+    signIn: async () => {
+      const { page } = suite;
+      await page.goto(`${suite.stack.pap.url}/console`);
+      await page.reload();
+      await page.getByLabel('Client id').fill(ADMIN.id);
+      await page.getByLabel('Client secret').fill(ADMIN.secret);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { name: 'Policies' }).waitFor();
+    },
+  };
+  beforeAll(async () => {
+    stack = await startConsoleStack(replicas);
+    browser = await launch();
+    token = await adminToken(stack);
+  }, 120_000);
+  afterAll(async () => {
+    await browser?.close();
+    await stack?.stop();
+  }, 60_000);
+  return suite;
 }

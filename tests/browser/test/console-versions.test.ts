@@ -1,7 +1,7 @@
-import type { Page } from 'playwright-core';
 import { waitFor } from '@custos/test-kit';
-import { launch, unlabelledControls, type Browser } from './browser';
-import { ADMIN, adminToken, startConsoleStack, type ConsoleStack } from './console-stack';
+import { unlabelledControls } from './browser';
+import { editorText, replaceEditorText } from './console-editor';
+import { ADMIN, useConsoleSuite } from './console-stack';
 import { walkthroughPolicy } from './readme';
 
 /**
@@ -14,25 +14,7 @@ const V1 = walkthroughPolicy();
 const V2 = V1.replace('value="Mallory"', 'value="Eve"');
 const V3 = V2.replace('reason="Mallory is never shown"', 'reason="Eve is never shown"');
 
-let stack: ConsoleStack;
-let browser: Browser;
-let page: Page;
-let token: string;
-
-beforeAll(async () => {
-  stack = await startConsoleStack(2);
-  browser = await launch();
-  page = browser.page;
-  token = await adminToken(stack);
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-}, 60_000);
-
-/** The editor's whole text, line by line as CodeMirror shows it. */
-const editorText = (p: Page) => p.evaluate(() => [...document.querySelectorAll('#panel-text .cm-content .cm-line')].map((line) => line.textContent ?? '').join('\n'));
+const suite = useConsoleSuite(2);
 
 /** What the pdp decides for a user's first name, once it has `revision`. */
 async function decide(pdpUrl: string, firstName: string, revision: number): Promise<{ status: number; allowed: unknown; revision: string | null }> {
@@ -43,7 +25,7 @@ async function decide(pdpUrl: string, firstName: string, revision: number): Prom
   };
   const response = await fetch(`${pdpUrl}/event`, {
     method: 'POST',
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Min-Policy-Revision': String(revision) },
+    headers: { Authorization: `Bearer ${suite.token}`, 'Content-Type': 'application/json', 'Min-Policy-Revision': String(revision) },
     body: JSON.stringify(event),
   });
   const body = (await response.json()) as { eventAllowed?: unknown };
@@ -52,40 +34,34 @@ async function decide(pdpUrl: string, firstName: string, revision: number): Prom
 
 /** Replaces a stored document's text through its editor and the review dialog. */
 async function replaceThroughEditor(xml: string, kind: 'policy' | 'timer' = 'policy', id = POLICY_ID): Promise<void> {
-  await page.goto(`${stack.pap.url}/console#/${kind === 'policy' ? 'policies' : 'timers'}/${encodeURIComponent(id)}`);
-  await page.getByRole('heading', { name: id }).waitFor();
-  await page.getByText(`pap accepts this ${kind}.`).waitFor();
-  await page.locator('#panel-text .cm-content').click();
-  await page.keyboard.press('Control+A');
-  await page.keyboard.insertText(xml);
-  await page.getByText(`pap accepts this ${kind}.`).waitFor();
-  await page.getByRole('button', { name: 'Review changes…' }).click();
-  await page.getByRole('dialog').getByRole('button', { name: 'Replace' }).click();
-  await page.getByText(`Replaced ${id}`).waitFor();
+  await suite.page.goto(`${suite.stack.pap.url}/console#/${kind === 'policy' ? 'policies' : 'timers'}/${encodeURIComponent(id)}`);
+  await suite.page.getByRole('heading', { name: id }).waitFor();
+  await suite.page.getByText(`pap accepts this ${kind}.`).waitFor();
+  await replaceEditorText(suite.page, xml, '#panel-text');
+  await suite.page.getByText(`pap accepts this ${kind}.`).waitFor();
+  await suite.page.getByRole('button', { name: 'Review changes…' }).click();
+  await suite.page.getByRole('dialog').getByRole('button', { name: 'Replace' }).click();
+  await suite.page.getByText(`Replaced ${id}`).waitFor();
 }
 
 describe('the History tab of a policy', () => {
   test('signs in and edits an undeployed policy twice', async () => {
-    const added = await fetch(`${stack.pap.url}/ws/policy`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/xml' }, body: V1 });
+    const added = await suite.pap('POST', '/ws/policy', V1);
     expect(added.status).toBe(201);
-    await page.goto(`${stack.pap.url}/console`);
-    await page.getByLabel('Client id').fill(ADMIN.id);
-    await page.getByLabel('Client secret').fill(ADMIN.secret);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Policies' }).waitFor();
+    await suite.signIn();
     await replaceThroughEditor(V2);
     await replaceThroughEditor(V3);
   }, 90_000);
 
   test('lists three versions with who stored each, the current one marked, and diffs two of them', async () => {
-    await page.getByRole('link', { name: POLICY_ID }).click();
-    await page.getByRole('heading', { name: POLICY_ID }).waitFor();
-    await page.getByRole('tab', { name: 'History' }).click();
-    const rows = page.getByRole('row');
+    await suite.page.getByRole('link', { name: POLICY_ID }).click();
+    await suite.page.getByRole('heading', { name: POLICY_ID }).waitFor();
+    await suite.page.getByRole('tab', { name: 'History' }).click();
+    const rows = suite.page.getByRole('row');
     await rows.nth(3).waitFor();
     // The header and three versions, newest first, each stored by the admin client with its own request id.
     expect(await rows.count()).toBe(4);
-    const cells = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 5).map((td) => (td as HTMLElement).innerText.trim())));
+    const cells = await suite.page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 5).map((td) => (td as HTMLElement).innerText.trim())));
     expect(cells.map((c) => c[0])).toEqual(['3', '2', '1']);
     expect(cells.map((c) => c[1])).toEqual([ADMIN.id, ADMIN.id, ADMIN.id]);
     const requestIds = cells.map((c) => c[3] ?? '');
@@ -93,14 +69,14 @@ describe('the History tab of a policy', () => {
     for (const requestId of requestIds) expect(requestId).not.toBe('—');
     expect(cells.map((c) => c[4])).toEqual(['current', '', '']);
     // The same versions pap lists, request ids included.
-    const listed = (await (await fetch(`${stack.pap.url}/ws/policy/${POLICY_ID}/versions`, { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+    const listed = (await (await suite.pap('GET', `/ws/policy/${POLICY_ID}/versions`)).json()) as {
       versions: Array<{ number: number; requestId: string }>;
     };
     expect(listed.versions.map((v) => v.requestId).reverse()).toEqual(requestIds);
-    expect(await page.getByRole('button', { name: 'Restore version 3' }).count()).toBe(0);
+    expect(await suite.page.getByRole('button', { name: 'Restore version 3' }).count()).toBe(0);
 
     // The diff starts at the last edit: version 2 to 3 changed the reason only.
-    const compare = page.getByRole('region', { name: 'Compare two versions' });
+    const compare = suite.page.getByRole('region', { name: 'Compare two versions' });
     await compare.getByText('From version 2 to version 3').waitFor();
     expect(await compare.locator('.cm-deletedChunk').innerText()).toContain('Mallory is never shown');
     expect(await compare.locator('.cm-changedLine').allInnerTexts()).toEqual([expect.stringContaining('Eve is never shown')]);
@@ -117,56 +93,56 @@ describe('the History tab of a policy', () => {
     );
     expect(deleted).toContain('Mallory is never shown');
     expect((await compare.locator('.cm-changedLine').allInnerTexts()).join('\n')).toMatch(/value="Eve"[\s\S]*Eve is never shown/);
-    expect(await unlabelledControls(page)).toEqual([]);
-    await browser.screenshot('24-01-history-diff');
+    expect(await unlabelledControls(suite.page)).toEqual([]);
+    await suite.browser.screenshot('24-01-history-diff');
 
-    await page.getByRole('button', { name: 'Show version 1' }).click();
-    const text = page.getByTestId('version-text');
+    await suite.page.getByRole('button', { name: 'Show version 1' }).click();
+    const text = suite.page.getByTestId('version-text');
     await text.getByText('Mallory is never shown').waitFor();
     expect((await text.innerText()).trimEnd()).toBe(V1.trimEnd());
-    await browser.screenshot('24-02-history-version-text');
+    await suite.browser.screenshot('24-02-history-version-text');
   }, 60_000);
 
   test('restores version 1 with deploy after a confirmation, and both pdps decide by its text', async () => {
-    await page.getByRole('button', { name: 'Restore version 1' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Restore version 1?' });
+    await suite.page.getByRole('button', { name: 'Restore version 1' }).click();
+    const dialog = suite.page.getByRole('dialog', { name: 'Restore version 1?' });
     await dialog.getByText('Its text becomes version 4').waitFor();
     // What the restore changes: from the current text (Eve) back to version 1's (Mallory).
     await dialog.locator('.cm-changedLine').first().waitFor();
     expect((await dialog.locator('.cm-changedLine').allInnerTexts()).join('\n')).toContain('Mallory is never shown');
     await dialog.getByLabel('Deploy it too (one revision with the restore)').check();
-    await browser.screenshot('24-03-restore-dialog');
+    await suite.browser.screenshot('24-03-restore-dialog');
     await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
 
     // Back on the text tab: the restored text and the revision it took effect at, reached by every replica.
-    const notice = page.getByTestId('restored');
+    const notice = suite.page.getByTestId('restored');
     await notice.getByText(/every replica \(2\) has it/).waitFor({ timeout: 20_000 });
     const match = /^Restored version 1 of (\S+) as version 4 and deployed it at revision (\d+);/.exec(await notice.innerText());
     expect(match?.[1]).toBe(POLICY_ID);
     const revision = Number(match?.[2]);
-    expect(await page.getByRole('tab', { name: 'Text' }).getAttribute('aria-selected')).toBe('true');
-    await page.getByText('Deployed: saving re-deploys it at once.').waitFor();
-    await page.getByText('pap accepts this policy.').waitFor();
-    expect((await editorText(page)).trimEnd()).toBe(V1.trimEnd());
-    await browser.screenshot('24-04-restored');
+    expect(await suite.page.getByRole('tab', { name: 'Text' }).getAttribute('aria-selected')).toBe('true');
+    await suite.page.getByText('Deployed: saving re-deploys it at once.').waitFor();
+    await suite.page.getByText('pap accepts this policy.').waitFor();
+    expect((await editorText(suite.page, '#panel-text')).trimEnd()).toBe(V1.trimEnd());
+    await suite.browser.screenshot('24-04-restored');
 
     // The revision is pap's, and each pdp decides by version 1's text from it: Mallory inhibited, Eve masked.
-    const replicas = (await (await fetch(`${stack.pap.url}/ws/replicas`, { headers: { Authorization: `Bearer ${token}` } })).json()) as { revision: number };
+    const replicas = (await (await suite.pap('GET', '/ws/replicas')).json()) as { revision: number };
     expect(replicas.revision).toBe(revision);
-    expect(stack.pdps).toHaveLength(2);
-    for (const pdp of stack.pdps) {
+    expect(suite.stack.pdps).toHaveLength(2);
+    for (const pdp of suite.stack.pdps) {
       expect(await decide(pdp.url, 'Mallory', revision)).toEqual({ status: 200, allowed: false, revision: String(revision) });
       expect(await decide(pdp.url, 'Eve', revision)).toEqual({ status: 200, allowed: true, revision: String(revision) });
     }
 
     // The history now has version 4, current and deployed, stored by the admin client.
-    await page.getByRole('tab', { name: 'History' }).click();
-    const newest = page.locator('tbody tr').first();
+    await suite.page.getByRole('tab', { name: 'History' }).click();
+    const newest = suite.page.locator('tbody tr').first();
     await newest.getByText('deployed').waitFor();
     expect(await newest.locator('td').first().innerText()).toBe('4');
-    expect(await page.locator('tbody tr').count()).toBe(4);
+    expect(await suite.page.locator('tbody tr').count()).toBe(4);
     // The diff now starts at the restore: version 3's Eve back to version 1's Mallory.
-    const compare = page.getByRole('region', { name: 'Compare two versions' });
+    const compare = suite.page.getByRole('region', { name: 'Compare two versions' });
     await compare.getByText('From version 3 to version 4').waitFor();
     // As above: the chunks come when the merge view has compared the texts, after the caption.
     const removed = await waitFor(
@@ -177,7 +153,7 @@ describe('the History tab of a policy', () => {
       { what: 'the diff from version 3 to version 4' },
     );
     expect(removed).toMatch(/value="Eve"[\s\S]*Eve is never shown/);
-    await browser.screenshot('24-05-history-after-restore');
+    await suite.browser.screenshot('24-05-history-after-restore');
   }, 60_000);
 
 });
@@ -190,43 +166,43 @@ describe('the History tab of a timer', () => {
   const T1 = timer('0 0 6 * * ?');
 
   test('edits a timer twice, lists three versions, and restores version 1 as version 4', async () => {
-    const added = await fetch(`${stack.pap.url}/ws/timer`, { method: 'POST', headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/xml' }, body: T1 });
+    const added = await suite.pap('POST', '/ws/timer', T1);
     expect(added.status).toBe(201);
     await replaceThroughEditor(timer('0 0 7 * * ?'), 'timer', TIMER_ID);
     await replaceThroughEditor(timer('0 30 7 * * ?'), 'timer', TIMER_ID);
 
     // A replace returns to the list; open the timer again.
-    await page.getByRole('link', { name: TIMER_ID }).click();
-    await page.getByRole('heading', { name: TIMER_ID }).waitFor();
-    await page.getByRole('tab', { name: 'History' }).click();
-    await page.locator('tbody tr').nth(2).waitFor();
-    const numbers = await page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr.querySelector('td') as HTMLElement | null)?.innerText.trim()));
+    await suite.page.getByRole('link', { name: TIMER_ID }).click();
+    await suite.page.getByRole('heading', { name: TIMER_ID }).waitFor();
+    await suite.page.getByRole('tab', { name: 'History' }).click();
+    await suite.page.locator('tbody tr').nth(2).waitFor();
+    const numbers = await suite.page.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr.querySelector('td') as HTMLElement | null)?.innerText.trim()));
     expect(numbers).toEqual(['3', '2', '1']);
-    const compare = page.getByRole('region', { name: 'Compare two versions' });
+    const compare = suite.page.getByRole('region', { name: 'Compare two versions' });
     await compare.getByText('From version 2 to version 3').waitFor();
     expect(await compare.locator('.cm-deletedChunk').innerText()).toContain('0 0 7 * * ?');
     expect((await compare.locator('.cm-changedLine').allInnerTexts()).join('\n')).toContain('0 30 7 * * ?');
 
-    await page.getByRole('button', { name: 'Restore version 1' }).click();
-    const dialog = page.getByRole('dialog', { name: 'Restore version 1?' });
+    await suite.page.getByRole('button', { name: 'Restore version 1' }).click();
+    const dialog = suite.page.getByRole('dialog', { name: 'Restore version 1?' });
     await dialog.getByText('Its text becomes version 4').waitFor();
     // Undeployed, left undeployed: the box stays unticked.
     expect(await dialog.getByLabel('Deploy it too (one revision with the restore)').isChecked()).toBe(false);
     await dialog.getByRole('button', { name: 'Restore', exact: true }).click();
-    await page.getByTestId('restored').getByText(`Restored version 1 of ${TIMER_ID} as version 4; it is not deployed`).waitFor();
-    expect((await editorText(page)).trimEnd()).toBe(T1);
+    await suite.page.getByTestId('restored').getByText(`Restored version 1 of ${TIMER_ID} as version 4; it is not deployed`).waitFor();
+    expect((await editorText(suite.page, '#panel-text')).trimEnd()).toBe(T1);
 
     // pap holds version 1's text as the current one, and the history has four versions.
-    const stored = await fetch(`${stack.pap.url}/ws/timer/${TIMER_ID}`, { headers: { Authorization: `Bearer ${token}`, Accept: 'application/xml' } });
+    const stored = await fetch(`${suite.stack.pap.url}/ws/timer/${TIMER_ID}`, { headers: { Authorization: `Bearer ${suite.token}`, Accept: 'application/xml' } });
     expect(await stored.text()).toBe(T1);
-    const listed = (await (await fetch(`${stack.pap.url}/ws/timer/${TIMER_ID}/versions`, { headers: { Authorization: `Bearer ${token}` } })).json()) as {
+    const listed = (await (await suite.pap('GET', `/ws/timer/${TIMER_ID}/versions`)).json()) as {
       versions: Array<{ number: number; current: boolean }>;
     };
     expect(listed.versions.map((v) => [v.number, v.current])).toEqual([[1, false], [2, false], [3, false], [4, true]]);
-    await browser.screenshot('24-06-timer-restored');
+    await suite.browser.screenshot('24-06-timer-restored');
   }, 90_000);
 
   test('no page logged an error', () => {
-    expect(browser.problems).toEqual([]);
+    expect(suite.browser.problems).toEqual([]);
   });
 });

@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
-import { launch, type Browser } from './browser';
-import { ADMIN, startConsoleStack, type ConsoleStack } from './console-stack';
+import { replaceEditorText } from './console-editor';
+import { useConsoleSuite } from './console-stack';
 
 /**
  * The policy editor knows the language: typing `<` in a condition offers the expressions (and `then`), not the
@@ -21,20 +21,7 @@ const DRAFT = [
 ].join('\n');
 const CURSOR_LINE = 5;
 
-let stack: ConsoleStack;
-let browser: Browser;
-let page: Page;
-
-beforeAll(async () => {
-  stack = await startConsoleStack(1);
-  browser = await launch();
-  page = browser.page;
-}, 120_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await stack?.stop();
-}, 60_000);
+const suite = useConsoleSuite(1);
 
 /** The labels the completion list shows, in order. */
 const options = (p: Page): Promise<string[]> =>
@@ -66,65 +53,59 @@ async function pointAt(p: Page, line: string, word: string): Promise<void> {
 
 describe('the policy editor', () => {
   test('completes elements and attributes of the language and explains them on hover', async () => {
-    await page.goto(`${stack.pap.url}/console`);
-    await page.getByLabel('Client id').fill(ADMIN.id);
-    await page.getByLabel('Client secret').fill(ADMIN.secret);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Policies' }).waitFor();
+    await suite.signIn();
 
-    const described = page.waitForResponse((response) => response.url().endsWith('/schema/policy-language.json'));
-    await page.getByRole('link', { name: 'New policy' }).click();
+    const described = suite.page.waitForResponse((response) => response.url().endsWith('/schema/policy-language.json'));
+    await suite.page.getByRole('link', { name: 'New policy' }).click();
     expect((await described).status()).toBe(200);
 
-    await page.locator('.cm-content').click();
-    await page.keyboard.press('Control+A');
-    await page.keyboard.insertText(DRAFT);
+    await replaceEditorText(suite.page, DRAFT);
     // The empty line inside <if>, at its end (no line of the draft wraps, so lines are rows).
-    await page.keyboard.press('Control+Home');
-    for (let line = 1; line < CURSOR_LINE; line += 1) await page.keyboard.press('ArrowDown');
-    await page.keyboard.press('End');
+    await suite.page.keyboard.press('Control+Home');
+    for (let line = 1; line < CURSOR_LINE; line += 1) await suite.page.keyboard.press('ArrowDown');
+    await suite.page.keyboard.press('End');
 
-    await page.keyboard.type('<');
-    await page.locator('.cm-tooltip-autocomplete').waitFor();
-    const offered = await options(page);
+    await suite.page.keyboard.type('<');
+    await suite.page.locator('.cm-tooltip-autocomplete').waitFor();
+    const offered = await options(suite.page);
     expect(offered).toEqual(expect.arrayContaining(['equals', 'and', 'event:string', 'then']));
     expect(offered).not.toContain('mechanism');
     expect(offered).not.toContain('policy');
 
-    await page.keyboard.type('equ');
-    await page.locator('.cm-tooltip-autocomplete li[aria-selected="true"]', { hasText: 'equals' }).waitFor();
+    await suite.page.keyboard.type('equ');
+    await suite.page.locator('.cm-tooltip-autocomplete li[aria-selected="true"]', { hasText: 'equals' }).waitFor();
     // The element's help is shown beside the list.
-    await page.locator('.cm-completionInfo', { hasText: 'every child equals the first' }).waitFor();
-    await browser.screenshot('editor-01-element-completion');
-    await page.keyboard.press('Enter');
-    await page.waitForFunction(() => (document.querySelector('.cm-content')?.textContent ?? '').includes('<equals'));
-    await page.keyboard.type('>');
-    const lines = await page.locator('.cm-content .cm-line').allInnerTexts();
+    await suite.page.locator('.cm-completionInfo', { hasText: 'every child equals the first' }).waitFor();
+    await suite.browser.screenshot('editor-01-element-completion');
+    await suite.page.keyboard.press('Enter');
+    await suite.page.waitForFunction(() => (document.querySelector('.cm-content')?.textContent ?? '').includes('<equals'));
+    await suite.page.keyboard.type('>');
+    const lines = await suite.page.locator('.cm-content .cm-line').allInnerTexts();
     expect(lines[CURSOR_LINE - 1]?.trim()).toBe('<equals></equals>');
 
     // Attributes of the element being written, with their help.
-    await page.keyboard.type('<event:string e');
-    await page.locator('.cm-tooltip-autocomplete li[aria-selected="true"]', { hasText: 'eventParameter' }).waitFor();
-    await page.locator('.cm-completionInfo', { hasText: 'name of the event parameter' }).waitFor();
-    await browser.screenshot('editor-02-attribute-completion');
-    await page.keyboard.press('Escape');
+    await suite.page.keyboard.type('<event:string e');
+    await suite.page.locator('.cm-tooltip-autocomplete li[aria-selected="true"]', { hasText: 'eventParameter' }).waitFor();
+    await suite.page.locator('.cm-completionInfo', { hasText: 'name of the event parameter' }).waitFor();
+    await suite.browser.screenshot('editor-02-attribute-completion');
+    await suite.page.keyboard.press('Escape');
 
     // An attribute of the mechanism: its help, and that it is required.
-    await pointAt(page, '<mechanism', 'event');
-    const attributeHelp = page.locator('.language-help');
+    await pointAt(suite.page, '<mechanism', 'event');
+    const attributeHelp = suite.page.locator('.language-help');
     await attributeHelp.waitFor();
     expect(await attributeHelp.innerText()).toMatch(/^mechanism event\s[\s\S]*action this mechanism reacts to[\s\S]*Required\./);
 
     // An element: its help.
-    await page.mouse.move(5, 5);
+    await suite.page.mouse.move(5, 5);
     await attributeHelp.waitFor({ state: 'detached' });
-    await pointAt(page, '<mechanism', 'mechanism');
-    const elementHelp = page.locator('.language-help');
+    await pointAt(suite.page, '<mechanism', 'mechanism');
+    const elementHelp = suite.page.locator('.language-help');
     await elementHelp.waitFor();
     expect(await elementHelp.innerText()).toMatch(/^mechanism\s+Reacts to events of one action/);
-    await browser.screenshot('editor-03-hover');
+    await suite.browser.screenshot('editor-03-hover');
 
     // No script errors and no failed request: the live check answers an unfinished policy with a 200 and its problems.
-    expect(browser.problems).toEqual([]);
+    expect(suite.browser.problems).toEqual([]);
   }, 90_000);
 });

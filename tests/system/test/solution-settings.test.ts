@@ -1,4 +1,5 @@
-import { call, startStack, TEST_NATS_URL, type RunningService, type Stack } from '@custos/test-kit';
+import { call, type RunningService } from '@custos/test-kit';
+import { useStack } from './use-stack';
 import { event } from './policies';
 
 /**
@@ -7,24 +8,14 @@ import { event } from './policies';
  * every replica at the revision pap answered, and no other solution's.
  */
 describe("a solution's default decisions across replicas", () => {
-  let stack: Stack;
-  let token: string;
+  const system = useStack({ replicas: 2 });
 
-  beforeAll(async () => {
-    stack = await startStack({ natsUrl: TEST_NATS_URL, replicas: 2 });
-    token = await stack.adminToken();
-  }, 120_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-  }, 60_000);
-
-  const put = (solution: string, settings: object) => call('PUT', `${stack.pap.url}/ws/solutions/${solution}/settings`, { token, json: settings });
+  const put = (solution: string, settings: object) => call('PUT', `${system.stack.pap.url}/ws/solutions/${solution}/settings`, { token: system.token, json: settings });
   const decide = (pdp: RunningService, solution: string, minRevision: number) =>
-    call('POST', `${pdp.url}/event`, { token, json: event(solution, 'nothing-speaks-of-this'), headers: { 'Min-Policy-Revision': String(minRevision) } });
+    call('POST', `${pdp.url}/event`, { token: system.token, json: event(solution, 'nothing-speaks-of-this'), headers: { 'Min-Policy-Revision': String(minRevision) } });
   const evaluate = (pdp: RunningService, solution: string, minRevision: number) =>
     call('POST', `${pdp.url}/access/v1/evaluation`, {
-      token,
+      token: system.token,
       json: { subject: { type: 'user', id: 'ann' }, action: { name: `urn:action:${solution}:nothing-speaks-of-this` }, resource: { type: 'doc', id: '1' } },
       headers: { 'Min-Policy-Revision': String(minRevision) },
     });
@@ -35,7 +26,7 @@ describe("a solution's default decisions across replicas", () => {
     expect(answer.body).toMatchObject({ settings: { defaultDecision: 'inhibit' }, changed: true });
     const revision = answer.body.revision as number;
     expect(answer.headers.get('policy-revision')).toBe(String(revision));
-    for (const pdp of stack.pdps) {
+    for (const pdp of system.stack.pdps) {
       const inhibited = await decide(pdp, 'acme', revision);
       expect(inhibited.body.eventAllowed).toBe(false);
       expect(inhibited.headers.get('policy-revision')).toBe(String(revision));
@@ -48,7 +39,7 @@ describe("a solution's default decisions across replicas", () => {
   it("answers AuthZEN with the solution's own default where it has one, else the pdp's deny", async () => {
     const answer = await put('beta', { authzenDefault: 'allow' });
     const revision = answer.body.revision as number;
-    for (const pdp of stack.pdps) {
+    for (const pdp of system.stack.pdps) {
       const beta = await evaluate(pdp, 'beta', revision);
       expect(beta.status).toBe(200);
       expect(beta.body).toEqual({ decision: true });

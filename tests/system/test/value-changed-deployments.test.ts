@@ -1,4 +1,5 @@
-import { call, startStack, TEST_NATS_URL, type RunningService, type Stack } from '@custos/test-kit';
+import { call, type RunningService } from '@custos/test-kit';
+import { useStack } from './use-stack';
 import { event } from './policies';
 
 /**
@@ -25,29 +26,19 @@ const watching = (reason: string) => `<policy ${NS} id="${ID}">
 </policy>`;
 
 describe('valueChanged across a revoke and a redeploy, on two pdp replicas', () => {
-  let stack: Stack;
-  let token: string;
+  const system = useStack({ replicas: 2 });
 
-  beforeAll(async () => {
-    stack = await startStack({ natsUrl: TEST_NATS_URL, replicas: 2 });
-    token = await stack.adminToken();
-  }, 120_000);
-
-  afterAll(async () => {
-    await stack?.stop();
-  }, 60_000);
-
-  const pap = (method: string, path: string, body?: { xml?: string }) => call(method, `${stack.pap.url}${path}`, { token, ...body });
+  const pap = (method: string, path: string, body?: { xml?: string }) => call(method, `${system.stack.pap.url}${path}`, { token: system.token, ...body });
   const revisionOf = (response: { headers: Headers }) => Number(response.headers.get('policy-revision'));
   const replica = (index: number): RunningService => {
-    const pdp = stack.pdps[index];
+    const pdp = system.stack.pdps[index];
     if (pdp === undefined) throw new Error(`no replica ${index}`);
     return pdp;
   };
   /** true when the replica saw a change, deciding with at least `revision`. */
   const changed = async (index: number, revision: number): Promise<boolean> => {
     const response = await call('POST', `${replica(index).url}/event`, {
-      token,
+      token: system.token,
       json: event('acme', NAME, [{ name: 'state', value: 'open' }]),
       headers: { 'Min-Policy-Revision': String(revision) },
     });

@@ -5,11 +5,11 @@ import {
   decide,
   loadPolicy,
   type CompiledPolicy,
-  type EngineDecision,
   type EvaluationPorts,
 } from '../../src';
 import { policyXml } from '../support/policies';
-import { FixturePip, FixturePxp, InMemoryHistory, fixedClock, type PipFixture, type PxpFixture } from '../support/ports';
+import { FixturePip, FixturePxp, fixedClock, type PipFixture, type PxpFixture } from '../support/ports';
+import { checkDecision, historyOf, instant, type ExpectedDecision as ScenarioExpectation, type RecordedEvent } from '../support/scenario';
 
 /** The shape of the case files; see README.md beside this file. */
 interface ConformanceCase {
@@ -20,7 +20,7 @@ interface ConformanceCase {
   timeZone?: string;
   now?: string | number;
   ports?: boolean;
-  history?: Array<{ action?: string; at: string | number; parameters?: Record<string, unknown> }>;
+  history?: RecordedEvent[];
   pip?: PipFixture[];
   pxp?: PxpFixture[];
   events?: ConformanceEvent[];
@@ -36,16 +36,8 @@ interface ConformanceEvent {
   expect: ExpectedDecision;
 }
 
-interface ExpectedDecision {
+interface ExpectedDecision extends ScenarioExpectation {
   allowed: boolean;
-  decided?: boolean;
-  delayMs?: number;
-  modifiers?: object[];
-  executions?: object[];
-  matchedPolicies?: string[];
-  errors?: number;
-  errorIncludes?: string;
-  explanation?: object[];
   pipCalls?: number;
   pxpCalls?: object[];
   historyCalls?: string[];
@@ -91,27 +83,6 @@ function documentOf(policy: ConformanceCase['policies'][number]): string {
   return 'xml' in policy ? policy.xml.join('\n') : policyXml(policy.body.join('\n'), policy.id);
 }
 
-/** Times are ISO texts (with their offset) or ms since the epoch. */
-function instant(value: string | number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value === 'number') return value;
-  const parsed = Date.parse(value);
-  if (Number.isNaN(parsed)) throw new Error(`not a time: ${value}`);
-  return parsed;
-}
-
-function checkDecision(actual: EngineDecision, expected: ExpectedDecision): void {
-  expect(actual.allowed).toBe(expected.allowed);
-  if (expected.decided !== undefined) expect(actual.decided).toBe(expected.decided);
-  if (expected.delayMs !== undefined) expect(actual.delayMs).toBe(expected.delayMs);
-  if (expected.modifiers !== undefined) expect(actual.modifiers).toMatchObject(expected.modifiers);
-  if (expected.executions !== undefined) expect(actual.executions).toMatchObject(expected.executions);
-  if (expected.matchedPolicies !== undefined) expect(actual.matchedPolicies).toEqual(expected.matchedPolicies);
-  if (expected.errors !== undefined) expect(actual.errors).toHaveLength(expected.errors);
-  if (expected.errorIncludes !== undefined) expect(actual.errors.map((error) => error.message).join('\n')).toContain(expected.errorIncludes);
-  if (expected.explanation !== undefined) expect(actual.explanation).toMatchObject(expected.explanation);
-}
-
 /**
  * Plays the pdp: the history fixture is recorded first; then each event of an action some policy counts is recorded
  * at now before it is decided (policy-language.md §6), except for explanations, which record nothing.
@@ -119,10 +90,7 @@ function checkDecision(actual: EngineDecision, expected: ExpectedDecision): void
 async function runEvents(item: ConformanceCase, policies: CompiledPolicy[]): Promise<void> {
   const set = createPolicySet(policies);
   const historyActions = new Set(policies.flatMap((policy) => policy.historyActions));
-  const history = new InMemoryHistory();
-  for (const recorded of item.history ?? []) {
-    history.record(recorded.action ?? DEFAULT_ACTION, instant(recorded.at, 0), recorded.parameters ?? {});
-  }
+  const history = historyOf(item.history, DEFAULT_ACTION);
   const pip = new FixturePip(item.pip ?? []);
   const pxp = new FixturePxp(item.pxp ?? []);
   const caseNow = instant(item.now, 0);

@@ -7,13 +7,13 @@ import {
   loadTimer,
   type CompiledPolicy,
   type Diagnostic,
-  type EngineDecision,
   type EvaluationPorts,
 } from '../../src';
 import { CATALOGUE } from '../../src/ast/catalogue';
 import type { ElementNode } from '../../src/ast/nodes';
 import { attributeRules } from '../../src/validate/attribute-rules';
-import { FixturePip, FixturePxp, InMemoryHistory, fixedClock, type PipFixture, type PxpFixture } from '../support/ports';
+import { FixturePip, FixturePxp, fixedClock, type PipFixture, type PxpFixture } from '../support/ports';
+import { checkDecision, historyOf, instant, type ExpectedDecision, type RecordedEvent } from '../support/scenario';
 import { DEFAULT_ACTION, documentOf, extractExamples, type DocExample } from './doc-examples';
 
 /**
@@ -35,15 +35,8 @@ const FIXTURES = join(__dirname, 'fixtures');
 /** Events without a timestamp happen at this instant (a Wednesday); the clock shows the event's timestamp. */
 const DEFAULT_TIMESTAMP = Date.parse('2025-01-15T12:00:00Z');
 
-interface Expected {
-  allowed?: boolean;
+interface Expected extends ExpectedDecision {
   condition?: boolean | 'error';
-  decided?: boolean;
-  delayMs?: number;
-  modifiers?: object[];
-  executions?: object[];
-  errors?: number;
-  errorIncludes?: string;
   pipCalls?: number;
   pxpCalls?: object[];
 }
@@ -60,18 +53,10 @@ interface Scenario extends Partial<ScenarioEvent> {
   with?: string[];
   defaultDecision?: 'allow' | 'inhibit';
   timeZone?: string;
-  history?: Array<{ action?: string; at: string | number; parameters?: Record<string, unknown> }>;
+  history?: RecordedEvent[];
   pip?: PipFixture[];
   pxp?: PxpFixture[];
   events?: ScenarioEvent[];
-}
-
-function instant(value: string | number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value === 'number') return value;
-  const parsed = Date.parse(value);
-  if (Number.isNaN(parsed)) throw new Error(`not a time: ${value}`);
-  return parsed;
 }
 
 function mustLoad(example: DocExample): CompiledPolicy {
@@ -89,18 +74,6 @@ function expectedDecision(expected: Expected): Expected {
   return { ...expected, allowed: expected.condition, decided: true, errors: 0 };
 }
 
-function checkDecision(actual: EngineDecision, expected: Expected): void {
-  expect(actual.allowed).toBe(expected.allowed);
-  if (expected.decided !== undefined) expect(actual.decided).toBe(expected.decided);
-  if (expected.delayMs !== undefined) expect(actual.delayMs).toBe(expected.delayMs);
-  if (expected.modifiers !== undefined) expect(actual.modifiers).toMatchObject(expected.modifiers);
-  if (expected.executions !== undefined) expect(actual.executions).toMatchObject(expected.executions);
-  if (expected.errors !== undefined) expect(actual.errors).toHaveLength(expected.errors);
-  if (expected.errorIncludes !== undefined) {
-    expect(actual.errors.map((error) => error.message).join('\n')).toContain(expected.errorIncludes);
-  }
-}
-
 async function play(example: DocExample, scenario: Scenario, byName: ReadonlyMap<string, DocExample>): Promise<void> {
   const companions = (scenario.with ?? []).map((name) => {
     const other = byName.get(name);
@@ -110,10 +83,7 @@ async function play(example: DocExample, scenario: Scenario, byName: ReadonlyMap
   const policies = [mustLoad(example), ...companions];
   const set = createPolicySet(policies);
   const recorded = new Set(policies.flatMap((policy) => policy.historyActions));
-  const history = new InMemoryHistory();
-  for (const entry of scenario.history ?? []) {
-    history.record(entry.action ?? DEFAULT_ACTION, instant(entry.at, 0), entry.parameters ?? {});
-  }
+  const history = historyOf(scenario.history, DEFAULT_ACTION);
   const pip = new FixturePip(scenario.pip ?? []);
   const pxp = new FixturePxp(scenario.pxp ?? []);
   const defaultDecision = scenario.defaultDecision ?? 'allow';
