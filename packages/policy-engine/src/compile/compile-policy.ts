@@ -8,6 +8,7 @@ import { explainedCondition } from '../functions/explained';
 import { newExplainState } from './explain-values';
 import { registerExplaining, registerProgram } from './registry';
 import { CompileScope } from './scope';
+import { sharedCondition } from './shared-conditions';
 
 /**
  * Validated tree → public metadata plus the program behind it. Never fails: validation built the tree.
@@ -63,7 +64,9 @@ function compileMechanism(mechanism: ValidMechanism, scope: CompileScope, index:
   let elseifCount = 0;
   let asynchronous = false;
   const branches: BranchProgram[] = mechanism.branches.map((branch, position) => {
-    const condition = compileExpression(branch.condition, scope);
+    // Decisions share a pure condition with every policy that has the same one; explanations record their own.
+    const compile = () => compileExpression(branch.condition, scope);
+    const condition = scope.explain === null ? sharedCondition(branch.condition, compile) : compile();
     asynchronous ||= condition.mode === 'async';
     // A boolean expression by its validated type.
     const evaluate = condition.evaluate as EvaluateAsync<boolean>;
