@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream';
 import { Client } from 'pg';
 import { createLogger, createPool, databaseHosts, primaryUrl } from '@custos/service-kit';
-import { createTestDatabase, freePort, waitFor, type TestDatabase } from '@custos/test-kit';
+import { createTestDatabase, freePort, startPostgresRelay, waitFor, type TestDatabase } from '@custos/test-kit';
 
 describe('createPool', () => {
   let database: TestDatabase;
@@ -75,6 +75,37 @@ describe('createPool with several servers (DATABASE_URL in libpq multi-host form
       await pool.end();
     }
   });
+
+  // Issue 23: every new connection is asked whether it reached the primary before the pool has it. A server going away
+  // during that question (a reset, or silence until the pool's connection timeout cuts the socket) made the client
+  // emit `error` with no listener, which ended the process; and a search that asked a silent server waited forever.
+  it.each(['shutdown', 'reset', 'silence'] as const)('moves on to the next server when the current one goes away (%s) as a new connection asks it', async (how) => {
+    const direct = new URL(database.url);
+    const relay = await startPostgresRelay({ host: direct.hostname, port: Number(direct.port || 5432) });
+    const lines: string[] = [];
+    const logged = createLogger('test', 'warn', new Writable({ write: (chunk: Buffer, _e, done) => (lines.push(chunk.toString()), done()) }));
+    // Connections are not kept idle: the checkout after the loss makes a new one.
+    const pool = createPool(naming([`127.0.0.1:${relay.port}`, direct.host]), logged, { connectionTimeoutMillis: 1000, idleTimeoutMillis: 1 });
+    const port = async () => (await pool.query<{ port: number }>('SELECT inet_client_port() AS port')).rows[0]?.port;
+    try {
+      await port();
+      expect(relay.lostAtFirstQuery()).toBe(0);
+      await waitFor(() => pool.totalCount === 0, { what: 'the idle connection closed' });
+      relay.fail(how);
+      // The new connection is lost at its question, the search skips the relay (lost again) and the checkout is
+      // answered by the next server.
+      await expect(port()).resolves.toEqual(expect.any(Number));
+      expect(relay.lostAtFirstQuery()).toBeGreaterThanOrEqual(2);
+      expect(lines.join('')).toMatch(/database primary moved/);
+      const search = Date.now();
+      await expect(primaryUrl(naming([`127.0.0.1:${relay.port}`, direct.host]))).resolves.toBe(database.url.split('?')[0]);
+      // Bounded by the question's timeout (2 s by default), whatever the lost server does.
+      expect(Date.now() - search).toBeLessThan(10_000);
+    } finally {
+      await pool.end();
+      await relay.close();
+    }
+  }, 30_000);
 
   it('fails a checkout, with the cause, when no server is there', async () => {
     const pool = createPool(naming([`127.0.0.1:${await freePort()}`, `127.0.0.1:${await freePort()}`]), logger, { connectionTimeoutMillis: 1000 });

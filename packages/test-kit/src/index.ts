@@ -9,3 +9,4 @@ export * from './stack';
 export * from './http';
 export * from './openapi-routes';
 export * from './postgres-failover';
+export * from './postgres-relay';

@@ -44,6 +44,8 @@ export interface ContainerDetails {
   Id: string;
   Name: string;
   State: { Status: string; Running: boolean; ExitCode: number; Health?: { Status: string } };
+  /** How often the engine restarted it (its restart policy) since it was created. */
+  RestartCount: number;
   Config: { Hostname: string };
   NetworkSettings: { Networks: Record<string, { IPAddress: string }> };
 }

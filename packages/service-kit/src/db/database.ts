@@ -28,6 +28,9 @@ export async function ensureDatabase(databaseUrl: string): Promise<void> {
   });
   const maintenance = multiHost ? await new PrimaryTarget(maintenanceUrls).resolve() : (maintenanceUrls[0] ?? '');
   const client = new Client({ connectionString: maintenance });
+  // A server going away mid-statement fails the statement (and so the start, with its sentence); without a listener
+  // its `error` event would end the process with a stack trace first.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
@@ -53,10 +56,19 @@ export function createPool(url: string, logger: Logger, extra: PoolConfig = {}):
   const { urls, multiHost } = databaseHosts(url);
   const settings: PoolConfig = { max: 10, idleTimeoutMillis: 30_000, connectionTimeoutMillis: 5_000, ...extra };
   const pool = multiHost ? new PrimaryPool(new PrimaryTarget(urls, logger), settings) : new Pool({ connectionString: url, ...settings });
-  // An idle client losing its connection must not crash the process; the pool replaces it.
-  pool.on('error', (error) => logger.warn({ err: error }, 'idle database connection failed'));
+  // An idle client losing its connection must not crash the process; the pool replaces it. The pool hangs the client
+  // on the error (`err.client`): logged as it is, every such line would carry the whole client.
+  pool.on('error', (error) => logger.warn({ err: withoutClient(error) }, 'idle database connection failed'));
   // A checked-out client whose server goes away between two queries emits `error` too, and the pool only listens
   // while it is idle: without this listener a PostgreSQL restart crashes the process. Its next query fails instead.
   pool.on('connect', (client) => client.on('error', (error) => logger.warn({ err: error }, 'database connection failed while in use')));
   return pool;
+}
+
+/** The error without the pool's `client` property (a copy: the pool's own listeners may still read it). */
+function withoutClient(error: Error): Error {
+  if (!('client' in error)) return error;
+  const copy = Object.assign(Object.create(Object.getPrototypeOf(error) as object) as Error, error, { message: error.message, stack: error.stack });
+  delete (copy as Error & { client?: unknown }).client;
+  return copy;
 }

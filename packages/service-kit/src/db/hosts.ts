@@ -31,20 +31,32 @@ class StandbyServerError extends Error {
   readonly code = 'STANDBY';
 }
 
-/** Whether the server is a primary (true), a standby (false), or why it could not be asked (the error). */
+/** How long asking one server whether it is the primary may take, connecting included, unless the URL says. */
+const ASK_TIMEOUT_MS = 2000;
+
+/**
+ * Whether the server is a primary (true), a standby (false), or why it could not be asked (the error), within
+ * `connectionTimeoutMillis` for the connection and as long again for the question: a server that accepted the
+ * connection and then fell silent (its host gone) must not hold up the search for the primary.
+ */
 async function isWritable(config: ClientConfig): Promise<boolean | Error> {
-  const client = new Client({ ...config, connectionTimeoutMillis: config.connectionTimeoutMillis ?? 2000 });
+  const timeoutMs = config.connectionTimeoutMillis ?? ASK_TIMEOUT_MS;
+  const client = new Client({ ...config, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
   client.on('error', () => undefined);
+  let answered = false;
   try {
     await client.connect();
     const { rows } = await client.query<{ standby: boolean }>('SELECT pg_is_in_recovery() AS standby');
+    answered = true;
     return rows[0]?.standby === false;
   } catch (error) {
     // No `instanceof Error`: a socket's error may come from another realm (a test runner's sandbox) and must keep its
     // `code` (ECONNREFUSED) for the start-up sentence.
     return typeof error === 'object' && error !== null && 'message' in error ? (error as Error) : new Error(String(error));
   } finally {
-    await client.end().catch(() => undefined);
+    // A server that did not answer would not answer the goodbye either: its socket is cut (as pg's pool does).
+    if (answered) await client.end().catch(() => undefined);
+    else (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
   }
 }
 
@@ -130,6 +142,11 @@ function primaryClient(target: PrimaryTarget): typeof Client {
     override connect(): Promise<Client>;
     override connect(callback: ((err: Error) => void) | ((err: null, c: Client) => void)): void;
     override connect(callback?: ((err: Error) => void) | ((err: null, c: Client) => void)): Promise<Client> | void {
+      // Connected, the client emits `error` when its server goes away (a primary shutting down ends every backend),
+      // and an `error` without a listener ends the process. The pool listens only once it has the client, after the
+      // check below: until then the check's query fails with the error, and this listener keeps it from going on.
+      const checking = (): void => undefined;
+      this.on('error', checking);
       const checked = super
         .connect()
         .then(async () => {
@@ -144,10 +161,21 @@ function primaryClient(target: PrimaryTarget): typeof Client {
           target.failed(this.target);
           throw error;
         });
-      if (callback === undefined) return checked;
+      // The pool's callback adds its listener first thing; only then is this one taken off.
+      const handedOver = () => this.off('error', checking);
+      if (callback === undefined) {
+        void checked.then(handedOver, handedOver);
+        return checked;
+      }
       checked.then(
-        (client) => (callback as (err: null, c: Client) => void)(null, client),
-        (error: unknown) => (callback as (err: Error) => void)(error as Error),
+        (client) => {
+          (callback as (err: null, c: Client) => void)(null, client);
+          handedOver();
+        },
+        (error: unknown) => {
+          (callback as (err: Error) => void)(error as Error);
+          handedOver();
+        },
       );
     }
   };
