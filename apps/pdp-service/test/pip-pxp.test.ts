@@ -21,6 +21,29 @@ function releaseHeldCalls(endpoint: TestEndpoint): void {
   for (const delay of [...endpoint['delays']]) delay.resolve();
 }
 
+/** How many calls the endpoint holds unanswered right now. */
+const heldCalls = (endpoint: TestEndpoint): number => endpoint['delays'].size;
+
+/** A request started now whose outcome the test reads later, without awaiting it (`settled` tells whether it came). */
+function track<T>(pending: PromiseLike<T>): { settled: boolean; value?: T } {
+  const tracked: { settled: boolean; value?: T } = { settled: false };
+  void Promise.resolve(pending).then((value) => Object.assign(tracked, { settled: true, value }));
+  return tracked;
+}
+
+/** The value of `tracked` once it came, failing at waitFor's deadline (not at jest's) when it does not. */
+async function settled<T>(tracked: Array<{ settled: boolean; value?: T }>, what: string): Promise<T[]> {
+  await waitFor(() => tracked.every((t) => t.settled), { what });
+  return tracked.map((t) => t.value as T);
+}
+
+const OPEN_MECHANISM = `<mechanism event="${A('open')}">
+  <if><equals><pip:string method="${ROLE}" default="nobody"><parameter:string name="user"><event:string eventParameter="user" default=""/></parameter:string></pip:string><constant:string value="admin"/></equals>
+    <then><allow reason="admin"/></then></if>
+  <else><inhibit reason="not an admin"/></else>
+</mechanism>`;
+const PURE_MECHANISM = `<mechanism event="${A('pure')}"><if><constant:true/><then><allow/></then></if></mechanism>`;
+
 describe('PIPs and PXPs through the HTTP API', () => {
   const pdp = usePdp({ pipTimeoutMs: 300, breakerFailures: 3, breakerOpenMs: 60_000, pipMaxConcurrency: 4, pxpBackoffMs: 10 });
   let pip: TestEndpoint;
@@ -35,11 +58,7 @@ describe('PIPs and PXPs through the HTTP API', () => {
       P('roles'),
       policy(
         P('roles'),
-        `<mechanism event="${A('open')}">
-          <if><equals><pip:string method="${ROLE}" default="nobody"><parameter:string name="user"><event:string eventParameter="user" default=""/></parameter:string></pip:string><constant:string value="admin"/></equals>
-            <then><allow reason="admin"/></then></if>
-          <else><inhibit reason="not an admin"/></else>
-        </mechanism>
+        `${OPEN_MECHANISM}
         <mechanism event="${A('cached')}">
           <if><equals><pip:string method="${ROLE}" default="nobody" ttl="1h"><parameter:string name="user"><event:string eventParameter="user" default=""/></parameter:string></pip:string><constant:string value="admin"/></equals>
             <then><allow/></then></if>
@@ -74,7 +93,7 @@ describe('PIPs and PXPs through the HTTP API', () => {
             <then><inhibit reason="the check said so"/></then></if>
           <else><allow/></else>
         </mechanism>
-        <mechanism event="${A('pure')}"><if><constant:true/><then><allow/></then></if></mechanism>`,
+        ${PURE_MECHANISM}`,
       ),
     );
   });
@@ -157,31 +176,20 @@ describe('PIPs and PXPs through the HTTP API', () => {
       expect(await allowed('unknown')).toBe(true);
     });
 
-    it('gives up on a slow PIP at the timeout, without slowing decisions that do not ask it', async () => {
-      pip.behaviour = () => ({ answer: answer('admin'), delayMs: 2000 });
-      const started = Date.now();
-      const slow = Promise.all([1, 2, 3].map(() => post('/event', 'open', { user: 'ann' })));
-      const quick: number[] = [];
-      for (let i = 0; i < 10; i++) {
-        const t = Date.now();
-        expect(await allowed('pure')).toBe(true);
-        quick.push(Date.now() - t);
-      }
-      const answers = await slow;
-      const elapsed = Date.now() - started;
+    it('gives up on a slow PIP at the timeout and takes the default', async () => {
+      // The PIP holds every call until the test releases it: the decisions can only come back by giving up on it.
+      pip.behaviour = () => ({ answer: answer('admin'), delayMs: HELD_MS });
+      const logged = pdp.log.lines.length;
+      const slow = [1, 2, 3].map(() => track(post('/event', 'open', { user: 'ann' })));
+      const answers = await settled(slow, 'the decisions while the PIP holds its answers');
       expect(answers.map((r) => r.body.eventAllowed)).toEqual([false, false, false]);
-      expect(elapsed).toBeGreaterThanOrEqual(290);
-      expect(elapsed).toBeLessThan(1500);
-      expect(Math.max(...quick)).toBeLessThan(200);
+      expect(pip.calls).toHaveLength(3);
+      expect(heldCalls(pip)).toBe(3);
+      // Given up by the timeout (300 ms here), not by any other failure.
+      const failures = pdp.log.lines.slice(logged).filter((l) => l.msg === 'pip call failed; the default applies');
+      expect(failures.map((l) => l.problem)).toEqual(Array.from({ length: 3 }, () => 'no answer within 300 ms'));
+      releaseHeldCalls(pip);
     });
-
-    it('bounds the calls in flight per PIP: beyond the bound the default applies at once', async () => {
-      pip.behaviour = () => ({ answer: answer('admin'), delayMs: 150 });
-      const answers = await Promise.all(Array.from({ length: 8 }, () => post('/event', 'open', { user: 'ann' })));
-      expect(answers.filter((r) => r.body.eventAllowed)).toHaveLength(4);
-      expect(pip.calls).toHaveLength(4);
-    });
-
     it('opens the circuit after repeated failures: the PIP is not called any more', async () => {
       pip.behaviour = () => ({ status: 503 });
       for (let i = 0; i < 3; i++) expect(await allowed('open', { user: 'ann' })).toBe(false);
@@ -235,10 +243,12 @@ describe('PIPs and PXPs through the HTTP API', () => {
       expect(await allowed('print', { doc: 'x' })).toBe(false);
       pxp.behaviour = () => ({ answer: false });
       expect(await allowed('print', { doc: 'x' })).toBe(true);
-      pxp.behaviour = () => ({ answer: true, delayMs: 1000 });
-      const started = Date.now();
-      expect(await allowed('print', { doc: 'x' })).toBe(true);
-      expect(Date.now() - started).toBeLessThan(900);
+      // Held until the test releases it: the decision can only come back by giving up on the PXP (`true` unseen).
+      pxp.behaviour = () => ({ answer: true, delayMs: HELD_MS });
+      const [held] = await settled([track(post('/event', 'print', { doc: 'x' }))], 'the decision while the PXP holds its answer');
+      expect(held!.body.eventAllowed).toBe(true);
+      expect(heldCalls(pxp)).toBe(1);
+      releaseHeldCalls(pxp);
       expect(pxp.calls.map((c) => c.body.id.urn)).toEqual([A('check'), A('check'), A('check')]);
     });
 
@@ -255,5 +265,54 @@ describe('PIPs and PXPs through the HTTP API', () => {
       expect(pdp.pxp.size).toBe(0);
       expect(pxp.calls).toHaveLength(0);
     });
+  });
+});
+
+describe('a PIP slower than any decision that does not ask it', () => {
+  // A timeout far beyond the test: decisions asking the held PIP wait for the test's release, nothing else.
+  const pdp = usePdp({ pipTimeoutMs: HELD_MS, pipMaxConcurrency: 4 });
+  let pip: TestEndpoint;
+
+  beforeAll(async () => {
+    pip = await new TestEndpoint().start();
+    await pdp.register(component('PIP', 'hr', pip.url, [ROLE]));
+    await pdp.deploy(P('slow'), policy(P('slow'), `${OPEN_MECHANISM}\n${PURE_MECHANISM}`));
+  });
+
+  afterAll(async () => {
+    await pip?.stop();
+  });
+
+  beforeEach(() => {
+    pip.calls.length = 0;
+    pip.behaviour = () => ({ answer: answer('admin'), delayMs: HELD_MS });
+  });
+
+  const post = (action: string, parameters: Record<string, unknown> = {}) =>
+    request(pdp.server).post('/event').set('Authorization', `Bearer ${pdp.token}`).send(wireEvent(action, parameters));
+
+  it('decides what does not ask the PIP while its calls are held', async () => {
+    const slow = [1, 2, 3].map(() => track(post('open', { user: 'ann' })));
+    await waitFor(() => heldCalls(pip) === 3, { what: 'the three PIP calls held' });
+    for (let i = 0; i < 10; i++) {
+      const [pure] = await settled([track(post('pure'))], 'a decision that does not ask the PIP');
+      expect(pure!.body.eventAllowed).toBe(true);
+    }
+    expect(slow.filter((s) => s.settled)).toHaveLength(0);
+    expect(heldCalls(pip)).toBe(3);
+    releaseHeldCalls(pip);
+    const answers = await settled(slow, 'the decisions once the PIP answered');
+    expect(answers.map((r) => r.body.eventAllowed)).toEqual([true, true, true]);
+  });
+
+  it('bounds the calls in flight per PIP: beyond the bound the default applies at once', async () => {
+    const decisions = Array.from({ length: 8 }, () => track(post('open', { user: 'ann' })));
+    // Four calls fill the bound; the other four decisions come back while those are still held.
+    await waitFor(() => decisions.filter((d) => d.settled).length === 4 && heldCalls(pip) === 4, { what: 'four defaults beside four held calls' });
+    expect(decisions.filter((d) => d.settled).map((d) => d.value!.body.eventAllowed)).toEqual([false, false, false, false]);
+    releaseHeldCalls(pip);
+    const answers = await settled(decisions, 'the held decisions once the PIP answered');
+    expect(answers.filter((r) => r.body.eventAllowed)).toHaveLength(4);
+    expect(pip.calls).toHaveLength(4);
   });
 });

@@ -150,6 +150,9 @@ export class PxpGateway {
   }
 
   private enqueue(job: Job): void {
+    // Already running here: this replica's poll claimed the row before its insert's own start came (a lease that ran
+    // out while the replica stalled). Starting it again would deliver it twice from one replica.
+    if (job.id !== undefined && this.byId.has(job.id)) return;
     if (job.id === undefined && (this.stopping || this.pending.size >= (this.options.maxPending ?? 100_000))) {
       this.options.onOutcome?.('async', 'dropped');
       this.options.logger.error(
