@@ -4,9 +4,10 @@ import { createPool, migrate } from '@custos/service-kit';
 import { createTestDatabase, type TestDatabase } from '@custos/test-kit';
 import type { RecordedEvent } from '../src/history/batch';
 import { HistoryHasher } from '../src/history/hashing';
-import { actionLockKey, type ActionPlan } from '../src/history/plan';
+import type { ActionPlan } from '../src/history/plan';
 import { historySecret } from '../src/history/secret';
 import { PgHistoryStore } from '../src/history/store';
+import { actionPlan } from './support/history-plan';
 import { memoryLogger } from './support/logger';
 import { MIGRATIONS } from './support/pdp';
 
@@ -20,14 +21,7 @@ const OTHER = 'urn:action:acme:print';
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 0, 15, 12);
 
-const plan = (action: string, filters: ActionPlan['filters'] = [{ name: 'user', path: null }]): ActionPlan => ({
-  action,
-  record: true,
-  usesPorts: true,
-  usesHistory: true,
-  filters,
-  lockKey: actionLockKey(action),
-});
+const plan = (action: string, filters: ActionPlan['filters'] = [{ name: 'user', path: null }]): ActionPlan => actionPlan(action, filters);
 
 const byUser = (action: string, user: string): HistoryQuery => ({
   policyId: 'urn:policy:acme:p',

@@ -3,10 +3,11 @@ import type { EngineEvent, HistoryQuery } from '@custos/policy-engine';
 import { createPool, migrate } from '@custos/service-kit';
 import { createTestDatabase, type TestDatabase } from '@custos/test-kit';
 import { HistoryHasher, canonicalJson } from '../src/history/hashing';
-import { actionLockKey, buildHistoryIndex, type ActionPlan, type HistoryIndex } from '../src/history/plan';
+import { buildHistoryIndex, type ActionPlan, type HistoryIndex } from '../src/history/plan';
 import { RETENTION_MARGIN_MS, TICK_RETENTION_MS, runRetention } from '../src/history/retention';
 import { historySecret } from '../src/history/secret';
 import { PgHistoryStore } from '../src/history/store';
+import { actionPlan } from './support/history-plan';
 import { memoryLogger } from './support/logger';
 import { MIGRATIONS } from './support/pdp';
 
@@ -14,14 +15,7 @@ const ACT = 'urn:action:acme:download';
 const OTHER = 'urn:action:acme:print';
 const T0 = Date.UTC(2026, 0, 15, 12);
 
-const plan = (action: string, filters: ActionPlan['filters'] = []): ActionPlan => ({
-  action,
-  record: true,
-  usesPorts: true,
-  usesHistory: true,
-  filters,
-  lockKey: actionLockKey(action),
-});
+const plan = (action: string, filters: ActionPlan['filters'] = []): ActionPlan => actionPlan(action, filters);
 
 const event = (action: string, parameters: Record<string, unknown> = {}): EngineEvent => ({
   action,

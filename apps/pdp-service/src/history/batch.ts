@@ -1,6 +1,6 @@
 import type { Pool, PoolClient } from 'pg';
 import type { EventHistory, ValueChangedRequest } from '@custos/policy-engine';
-import { NO_TRACING, type Logger, type TraceSpanContext, type Tracing } from '@custos/service-kit';
+import { NO_TRACING, type Logger, type Tracing } from '@custos/service-kit';
 import { ActionCounts } from './action-counts';
 import { RecordedHistory } from './batch-history';
 import { recordBatchQuery, recordedEvents, type RecordedTuple } from './batch-sql';
@@ -9,7 +9,7 @@ import { NO_DEPLOYMENTS, type Deployments } from './deployments';
 import type { ActionPlan } from './plan';
 import { PoolReads } from './pool-reads';
 import type { HistoryStoreMetrics } from './store';
-import { historySpan } from './trace';
+import { historySpan, type AwaitingRoundTrip } from './trace';
 
 /** One decision's event to record. */
 export interface RecordRequest {
@@ -59,14 +59,10 @@ const DURABLE = Promise.resolve(true);
 /** Most events a batch hands back from those recorded since the replica's previous batch of the action. */
 export const CATCH_UP_LIMIT = 10_000;
 
-interface Waiting {
+interface Waiting extends AwaitingRoundTrip<RecordedEvent> {
   readonly request: RecordRequest;
   /** performance.now() when it was queued. */
   readonly queuedAt: number;
-  readonly resolve: (recorded: RecordedEvent) => void;
-  readonly reject: (error: unknown) => void;
-  /** The span of the decision it records for, when traced. */
-  readonly trace: TraceSpanContext | undefined;
 }
 
 interface Queue {

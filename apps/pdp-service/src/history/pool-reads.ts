@@ -1,16 +1,13 @@
 import type { Pool, QueryResult } from 'pg';
-import { NO_TRACING, type Logger, type TraceSpanContext, type Tracing } from '@custos/service-kit';
+import { NO_TRACING, type Logger, type Tracing } from '@custos/service-kit';
 import * as sql from './batch-sql';
 import type { HistoryStoreMetrics } from './store';
-import { historySpan } from './trace';
+import { historySpan, type AwaitingRoundTrip } from './trace';
 
-interface Pending {
+/** A statement waiting for the next round trip (its span: the decision that asked first). */
+interface Pending extends AwaitingRoundTrip<QueryResult> {
   readonly statement: string;
   readonly op: string;
-  readonly resolve: (result: QueryResult) => void;
-  readonly reject: (error: unknown) => void;
-  /** The span of the decision that asked first, when traced. */
-  readonly trace: TraceSpanContext | undefined;
 }
 
 /** Most statements sent in one round trip. */

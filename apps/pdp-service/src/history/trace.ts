@@ -1,5 +1,13 @@
 import type { TraceAttributes, TraceSpan, TraceSpanContext, Tracing } from '@custos/service-kit';
 
+/** What a caller waiting on a shared history round trip leaves in its queue: how to settle it, and whose span it is. */
+export interface AwaitingRoundTrip<T> {
+  readonly resolve: (value: T) => void;
+  readonly reject: (error: unknown) => void;
+  /** The span of the decision that is waiting, when traced. */
+  readonly trace: TraceSpanContext | undefined;
+}
+
 /**
  * The span of one history round trip, which several decisions share (a batch of recorded events, the reads of
  * decisions evaluated side by side): a child of the first decision's span, so a trace shows the statement under the
