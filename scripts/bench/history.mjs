@@ -181,10 +181,7 @@ export async function run(options = {}) {
       const file = readdirSync(profileDir).find((f) => f.endsWith('.cpuprofile'));
       if (file) {
         const summary = lib.summariseCpuProfile(path.join(profileDir, file), { fromUs: hotFromUs, toUs: hotToUs });
-        profileTables.push(
-          { caption: 'CPU profile of replica 0 during the one-action run: top self time by function', header: ['self ms', 'self %', 'function', 'where'], rows: summary.functions.slice(0, 20) },
-          { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 12) },
-        );
+        profileTables.push(...lib.profileTables(summary, 'CPU profile of replica 0 during the one-action run', { functions: 20, modules: 12 }));
         notes.push(`CPU profile: ${path.join(profileDir, file)}`);
       } else notes.push(`no CPU profile was written in ${profileDir}`);
     }

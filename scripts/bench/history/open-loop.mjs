@@ -153,10 +153,7 @@ export async function runOpenLoopOnly(options) {
         const summary = lib.summariseCpuProfile(path.join(profileDir, file), { fromUs: profiledFromUs, toUs: profiledToUs });
         lib.log(`CPU profile: ${path.join(profileDir, file)} (open-loop runs from ${profiledFromUs} to ${profiledToUs} µs, CLOCK_MONOTONIC)`);
         for (const run of runs) lib.log(`  ${run.action}: samples from ${run.window.fromUs} to ${run.window.toUs} µs`);
-        profileTables.push(
-          { caption: 'CPU profile of replica 0 during the open-loop runs: top self time by function', header: ['self ms', 'self %', 'function', 'where'], rows: summary.functions.slice(0, 25) },
-          { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 12) },
-        );
+        profileTables.push(...lib.profileTables(summary, 'CPU profile of replica 0 during the open-loop runs', { functions: 25, modules: 12 }));
       }
     }
     const build = process.env.BENCH_PDP_MAIN ? `pdp build ${process.env.BENCH_PDP_MAIN}` : 'this build';

@@ -22,14 +22,10 @@ export async function profilePdp(core, { headers, body, connections, seconds }) 
     return { tables: [], note: `the CPU profile in ${dir} holds too few samples in the load window (${lib.fmt(summary.totalMs)} ms); clocks differ?` };
   }
   return {
-    tables: [
-      {
-        caption: `CPU profile of the pdp under the same load (${lib.fmt(result.requestsPerSecond)} req/s while profiled): top self time by function`,
-        header: ['self ms', 'self %', 'function', 'where'],
-        rows: summary.functions.slice(0, 20),
-      },
-      { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 15) },
-    ],
+    tables: lib.profileTables(summary, `CPU profile of the pdp under the same load (${lib.fmt(result.requestsPerSecond)} req/s while profiled)`, {
+      functions: 20,
+      modules: 15,
+    }),
     note: `CPU profile: ${path.join(dir, file)} (open in Chrome DevTools → Performance, or speedscope).`,
   };
 }

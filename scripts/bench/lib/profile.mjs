@@ -70,3 +70,12 @@ export function summariseCpuProfile(file, { fromUs = -Infinity, toUs = Infinity 
     modules: [...modules].sort((a, b) => b[1] - a[1]).map(([module, us]) => [fmt(us / 1000, 0), pct(us), module]),
   };
 }
+
+/**
+ * The two tables of a summary as a benchmark prints them: the `functions` largest self times by function, under
+ * `what` (which process, under which load), and the `modules` largest by module.
+ */
+export const profileTables = (summary, what, { functions, modules }) => [
+  { caption: `${what}: top self time by function`, header: ['self ms', 'self %', 'function', 'where'], rows: summary.functions.slice(0, functions) },
+  { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, modules) },
+];
