@@ -11,10 +11,10 @@
 // rate, alternating; target p99 ≤ 2 ms for the pdp.
 // `--profile` adds a CPU profile (node --cpu-prof) of a pdp under the same load and prints its top
 // self-time functions and modules.
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import path from 'node:path';
 import * as lib from './lib.mjs';
+import { profilePdp } from './http/profile.mjs';
 
 export const name = 'http';
 export const title = 'HTTP — POST /event, one pdp with 1,000 deployed policies, 50 keep-alive connections';
@@ -333,36 +333,6 @@ function decisionRecordCounts(text) {
     if (match[1] in counts) counts[match[1]] = Number(match[2]);
   }
   return counts;
-}
-
-/** A pdp started with --cpu-prof, the same load for `seconds`, a graceful stop, and a summary. */
-async function profilePdp(core, { headers, body, connections, seconds }) {
-  const dir = mkdtempSync(path.join(tmpdir(), 'custos-pdp-prof-'));
-  lib.log(`profiling a pdp under load (${seconds} s) into ${dir}`);
-  const pdp = await core.startPdp({ label: 'pdp-http-prof', nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${dir}`] });
-  const fromUs = lib.hrtimeUs();
-  const result = await lib.runCheapLoad({ url: `${pdp.url}/event`, method: 'POST', headers, body, connections, duration: seconds, title: 'profile' });
-  const toUs = lib.hrtimeUs();
-  await core.stopPdp(pdp);
-  // CPU.<date>.<time>.<pid>.<thread>.<seq>.cpuprofile: thread 0 is the main thread (the log's worker writes one too).
-  const file = readdirSync(dir).find((f) => /\.\d+\.0\.\d+\.cpuprofile$/.test(f));
-  if (!file) return { tables: [], note: `no CPU profile was written in ${dir}` };
-  // Only the samples taken while the load ran: start-up (snapshot compile) is the scale benchmark's.
-  const summary = lib.summariseCpuProfile(path.join(dir, file), { fromUs, toUs });
-  if (summary.totalMs < 0.2 * (toUs - fromUs) / 1000) {
-    return { tables: [], note: `the CPU profile in ${dir} holds too few samples in the load window (${lib.fmt(summary.totalMs)} ms); clocks differ?` };
-  }
-  return {
-    tables: [
-      {
-        caption: `CPU profile of the pdp under the same load (${lib.fmt(result.requestsPerSecond)} req/s while profiled): top self time by function`,
-        header: ['self ms', 'self %', 'function', 'where'],
-        rows: summary.functions.slice(0, 20),
-      },
-      { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 15) },
-    ],
-    note: `CPU profile: ${path.join(dir, file)} (open in Chrome DevTools → Performance, or speedscope).`,
-  };
 }
 
 await lib.runStandalone(import.meta.url, run);

@@ -140,14 +140,10 @@ async function profilePapAdds(core, { count, concurrency, run }) {
   if (!file) return { tables: [], note: `no CPU profile was written in ${dir}` };
   const summary = lib.summariseCpuProfile(path.join(dir, file), { fromUs, toUs });
   return {
-    tables: [
-      {
-        caption: `CPU profile of pap taking ${count} adds, ${concurrency} at a time (${lib.fmt(perSecond)}/s while profiled): top self time by function`,
-        header: ['self ms', 'self %', 'function', 'where'],
-        rows: summary.functions.slice(0, 12),
-      },
-      { caption: 'self time by module', header: ['self ms', 'self %', 'module'], rows: summary.modules.slice(0, 10) },
-    ],
+    tables: lib.profileTables(summary, `CPU profile of pap taking ${count} adds, ${concurrency} at a time (${lib.fmt(perSecond)}/s while profiled)`, {
+      functions: 12,
+      modules: 10,
+    }),
     note: `pap CPU profile: ${path.join(dir, file)}`,
   };
 }
