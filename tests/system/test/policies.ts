@@ -1,5 +1,7 @@
 /** Policies of the system tests, written as an administrator would. */
-const NAMESPACES =
+
+/** The namespaces every policy of the system tests declares. */
+export const NAMESPACES =
   'xmlns="http://www.mydata-control.de/4.0/mydataLanguage" ' +
   'xmlns:event="http://www.mydata-control.de/4.0/event" ' +
   'xmlns:constant="http://www.mydata-control.de/4.0/constant" ' +

@@ -1,13 +1,7 @@
 import { waitFor } from '@custos/test-kit';
-import { inhibitAll } from '../policies';
+import { NAMESPACES, inhibitAll } from '../policies';
 import type { PapCall, Slot } from './services';
 
-const NS = [
-  'xmlns="http://www.mydata-control.de/4.0/mydataLanguage"',
-  'xmlns:constant="http://www.mydata-control.de/4.0/constant"',
-  'xmlns:event="http://www.mydata-control.de/4.0/event"',
-  'xmlns:parameter="http://www.mydata-control.de/4.0/parameter"',
-].join(' ');
 const A = (name: string) => `urn:action:acme:${name}`;
 /** "At most LIMIT" for `limited`: the run makes many more attempts than this. */
 export const LIMIT = 40;
@@ -51,7 +45,7 @@ export async function deploySet(setup: PapCall, pdps: Slot[], stubUrl: string, t
     ],
   ];
   for (const [id, body] of policies) {
-    await setup('POST', '/ws/policy', { xml: `<policy ${NS} id="${id}">${body}</policy>` });
+    await setup('POST', '/ws/policy', { xml: `<policy ${NAMESPACES} id="${id}">${body}</policy>` });
     await setup('POST', `/ws/policy/${id}/deploy`);
   }
   await setup('POST', '/ws/policy', { xml: inhibitAll('acme', 'toggle', 'toggled') });

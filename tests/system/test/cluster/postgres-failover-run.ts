@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { policySubjects } from '@custos/contracts';
 import { startOwnPostgresFailover, startStack, TEST_NATS_URL, waitFor, clientToken, ADMIN_ID, ADMIN_SECRET, type OwnPostgresFailover, type RunningService, type Stack } from '@custos/test-kit';
 import { StubPxp } from '../chaos/stub-pxp';
-import { event, inhibitAll } from '../policies';
+import { NAMESPACES, event, inhibitAll } from '../policies';
 
 /**
  * Issue 23, the PostgreSQL half: auth, pap and two pdps on a primary with a synchronous standby (pg_auto_failover),
@@ -35,12 +35,6 @@ export interface FailoverReport {
 
 const SOLUTION = 'acme';
 const A = (action: string) => `urn:action:${SOLUTION}:${action}`;
-const NS = [
-  'xmlns="http://www.mydata-control.de/4.0/mydataLanguage"',
-  'xmlns:constant="http://www.mydata-control.de/4.0/constant"',
-  'xmlns:event="http://www.mydata-control.de/4.0/event"',
-  'xmlns:parameter="http://www.mydata-control.de/4.0/parameter"',
-].join(' ');
 /** Never reached: every inhibit of `counted` is the history failing closed. */
 const NEVER = 1_000_000;
 const TOGGLE_ID = `urn:policy:${SOLUTION}:toggle`;
@@ -110,7 +104,7 @@ export async function runPostgresFailover({ warmupSeconds = 5, afterCount = 5, l
     ];
     let revision = 0;
     for (const [id, body] of policies) {
-      await setup('POST', '/ws/policy', { xml: `<policy ${NS} id="${id}">${body}</policy>` });
+      await setup('POST', '/ws/policy', { xml: `<policy ${NAMESPACES} id="${id}">${body}</policy>` });
       revision = await setup('POST', `/ws/policy/${encodeURIComponent(id)}/deploy`);
     }
     await setup('POST', '/ws/policy', { xml: inhibitAll(SOLUTION, 'toggle', 'toggled') });
