@@ -26,9 +26,8 @@ describe('readJsonPath', () => {
     const data = { items: [{ name: 'abc' }, { name: 'xabcx' }, { name: `${'a'.repeat(5000)}!` }] };
     expect(compile("$.items[?match(@.name, 'abc')].name").query(data).values()).toEqual(['abc']);
     expect(compile("$.items[?search(@.name, 'abc')].name").query(data).values()).toEqual(['abc', 'xabcx']);
-    // Catastrophic for a backtracking engine; RE2 answers at once.
-    const started = Date.now();
+    // Catastrophic for a backtracking engine (2^5000 ways to split the a's: it would not finish within the test's
+    // timeout); RE2 answers in linear time, so reaching the assertion is the point.
     expect(compile("$.items[?match(@.name, '(a+)+$')]").query(data).values()).toEqual([]);
-    expect(Date.now() - started).toBeLessThan(500);
   });
 });

@@ -2,9 +2,9 @@ import { loadPolicy } from '../../src';
 import { DECLARATIONS, policyXml } from '../support/policies';
 
 /**
- * Documents built to hurt an XML reader. Each must be refused with the expected code, fast, and without taking the
- * process down: several of them abort a process that lets libxmljs2 expand them, so reaching the end of this file
- * at all is part of the assertion.
+ * Documents built to hurt an XML reader. Each must be refused with the expected code and without taking the process
+ * down: several of them abort a process that lets libxmljs2 expand them, and the others would run for minutes (past
+ * the test's timeout), so reaching the end of this file at all is part of the assertion — no clock is read here.
  */
 const VALID_BODY = `<mechanism event="urn:action:acme:act"><if><constant:true/><then><allow/></then></if></mechanism>`;
 const ROOT_OPEN = `<policy id="urn:policy:acme:hostile" ${DECLARATIONS}>`;
@@ -38,14 +38,10 @@ const HOSTILE: Array<[string, () => string, string]> = [
 ];
 
 describe('hostile xml', () => {
-  it.each(HOSTILE)('refuses %s quickly', (_, build, code) => {
-    const text = build();
-    const started = process.hrtime.bigint();
-    const outcome = loadPolicy(text);
-    const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+  it.each(HOSTILE)('refuses %s', (_, build, code) => {
+    const outcome = loadPolicy(build());
     expect(outcome.ok).toBe(false);
     if (!outcome.ok) expect(outcome.diagnostics.map((item) => item.code)).toEqual([code]);
-    expect(elapsedMs).toBeLessThan(1000);
   });
 
   it('does not follow an XInclude: it is an unknown element, and nothing is read from disk', () => {
