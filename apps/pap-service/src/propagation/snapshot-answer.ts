@@ -2,12 +2,15 @@ import type { Pool } from 'pg';
 import { encodeSnapshotAnswer, encodeSnapshotUnchanged, type SnapshotRequest } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
 import { readRevision, readStoredSnapshot } from './snapshot';
+import type { EncodedSnapshot, SnapshotCache } from './snapshot-cache';
 
 export interface SnapshotAnswerOptions {
   pool: Pool;
   logger: Logger;
   /** Largest message the transport carries. */
   maxPayload: number;
+  /** Keeps the whole set's answer per revision (one per transport); without it every request reads the set. */
+  cache?: SnapshotCache;
 }
 
 /**
@@ -19,21 +22,35 @@ export interface SnapshotAnswerOptions {
 export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | undefined, options: SnapshotAnswerOptions): Promise<Uint8Array[]> {
   const started = Date.now();
   const requester = typeof request?.requester === 'string' ? request.requester.slice(0, 200) : undefined;
-  if (request?.known !== undefined) {
+  const whole = request?.ids === undefined;
+  if (request?.known !== undefined || (whole && options.cache !== undefined)) {
     // A replica's periodic check: one row read, one small message, when nothing changed (which is nearly always).
     const revision = await readRevision(options.pool);
-    if (revision === request.known) {
+    if (revision === request?.known) {
       options.logger.debug({ requester, revision, ms: Date.now() - started }, 'snapshot unchanged');
       return [encodeSnapshotUnchanged(revision)];
     }
+    if (whole && options.cache !== undefined) {
+      const kept = options.cache.at(revision, options.maxPayload);
+      const answer = kept ?? (await options.cache.read(revision, options.maxPayload, () => readEncoded(options)));
+      logSent(options, requester, answer, started, kept !== undefined);
+      return answer.messages;
+    }
   }
-  const snapshot = await readStoredSnapshot(options.pool, undefined, request?.ids);
-  const messages = encodeSnapshotAnswer(snapshot, options.maxPayload);
-  options.logger.info(
-    { requester, revision: snapshot.revision, policies: snapshot.policies.length, messages: messages.length, ms: Date.now() - started },
-    'snapshot sent',
-  );
-  return messages;
+  const answer = await readEncoded(options, request?.ids);
+  logSent(options, requester, answer, started, false);
+  return answer.messages;
+}
+
+/** The set (or the documents `ids` names) read in one snapshot and cut into messages. */
+async function readEncoded(options: SnapshotAnswerOptions, ids?: readonly string[]): Promise<EncodedSnapshot> {
+  const snapshot = await readStoredSnapshot(options.pool, undefined, ids);
+  return { revision: snapshot.revision, policies: snapshot.policies.length, messages: encodeSnapshotAnswer(snapshot, options.maxPayload) };
+}
+
+function logSent(options: SnapshotAnswerOptions, requester: string | undefined, answer: EncodedSnapshot, started: number, kept: boolean): void {
+  const { revision, policies, messages } = answer;
+  options.logger.info({ requester, revision, policies, messages: messages.length, kept, ms: Date.now() - started }, 'snapshot sent');
 }
 
 /** Most documents one request may name (an explanation names the policies of one action). */
