@@ -1,7 +1,9 @@
 import type { Pool } from 'pg';
 import { encodeSnapshotAnswer, encodeSnapshotUnchanged, type SnapshotRequest } from '@custos/contracts';
 import type { Logger } from '@custos/service-kit';
+import type { OutgoingSnapshot } from '@custos/contracts';
 import { readRevision, readStoredSnapshot } from './snapshot';
+import { readForward } from './snapshot-forward';
 import type { EncodedSnapshot, SnapshotCache } from './snapshot-cache';
 
 export interface SnapshotAnswerOptions {
@@ -32,7 +34,8 @@ export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | 
     }
     if (whole && options.cache !== undefined) {
       const kept = options.cache.at(revision, options.maxPayload);
-      const answer = kept ?? (await options.cache.read(revision, options.maxPayload, () => readEncoded(options)));
+      const { cache } = options;
+      const answer = kept ?? (await cache.read(revision, options.maxPayload, () => readEncoded(options, undefined, cache.newest())));
       logSent(options, requester, answer, started, kept !== undefined);
       return answer.messages;
     }
@@ -42,15 +45,22 @@ export async function answerSnapshotRequest(request: Partial<SnapshotRequest> | 
   return answer.messages;
 }
 
-/** The set (or the documents `ids` names) read in one snapshot and cut into messages. */
-async function readEncoded(options: SnapshotAnswerOptions, ids?: readonly string[]): Promise<EncodedSnapshot> {
-  const snapshot = await readStoredSnapshot(options.pool, undefined, ids);
-  return { revision: snapshot.revision, policies: snapshot.policies.length, messages: encodeSnapshotAnswer(snapshot, options.maxPayload) };
+/**
+ * The set (or the documents `ids` names) read in one snapshot and cut into messages: the whole set made from `kept`
+ * and the changes since when that can be told, else read row by row.
+ */
+async function readEncoded(options: SnapshotAnswerOptions, ids?: readonly string[], kept?: OutgoingSnapshot): Promise<EncodedSnapshot> {
+  const forward = kept === undefined ? undefined : await readForward(options.pool, kept);
+  const snapshot = forward ?? (await readStoredSnapshot(options.pool, undefined, ids));
+  return { snapshot, messages: encodeSnapshotAnswer(snapshot, options.maxPayload), read: forward === undefined ? 'rows' : 'changes' };
 }
 
 function logSent(options: SnapshotAnswerOptions, requester: string | undefined, answer: EncodedSnapshot, started: number, kept: boolean): void {
-  const { revision, policies, messages } = answer;
-  options.logger.info({ requester, revision, policies, messages: messages.length, kept, ms: Date.now() - started }, 'snapshot sent');
+  const { snapshot, messages, read } = answer;
+  options.logger.info(
+    { requester, revision: snapshot.revision, policies: snapshot.policies.length, messages: messages.length, kept, read, ms: Date.now() - started },
+    'snapshot sent',
+  );
 }
 
 /** Most documents one request may name (an explanation names the policies of one action). */
