@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { readStoredSnapshot } from '../src/propagation/snapshot';
 import { byteOrder, readForward } from '../src/propagation/snapshot-forward';
-import { policyXml, startHarness, type Harness } from './harness';
+import { policyXml, startHarness, timerXml, type Harness } from './harness';
 
 let h: Harness;
 let admin: string;
@@ -44,6 +44,27 @@ test('a kept set brought forward by the changes since is the set read again', as
   expect(forward).toEqual(read);
   expect(forward?.policies.map((document) => document.id)).toContain('urn:policy:acme:c2');
   expect(forward?.policies.map((document) => document.id)).not.toContain('urn:policy:acme:d');
+});
+
+test('a change set (documents and a timer deployed, a policy revoked in one revision) brought forward is the set read again', async () => {
+  const kept = await readStoredSnapshot(h.pool);
+  const answer = await request(h.app)
+    .post('/ws/changes')
+    .set('Authorization', admin)
+    .send({
+      changes: [
+        { op: 'add', kind: 'policy', xml: policyXml('urn:policy:acme:cs-a') },
+        { op: 'add', kind: 'timer', xml: timerXml('urn:timer:acme:cs-t') },
+        { op: 'deploy', kind: 'policy', id: 'urn:policy:acme:cs-a' },
+        { op: 'deploy', kind: 'timer', id: 'urn:timer:acme:cs-t' },
+        { op: 'revoke', kind: 'policy', id: 'urn:policy:acme:b' },
+      ],
+    });
+  expect(answer.body).toEqual({ revision: kept.revision + 1, changed: true });
+  const forward = await readForward(h.pool, kept);
+  expect(forward).toEqual(await readStoredSnapshot(h.pool));
+  expect(forward?.policies.map((document) => document.id)).toEqual(expect.arrayContaining(['urn:policy:acme:cs-a', 'urn:timer:acme:cs-t']));
+  expect(forward?.policies.map((document) => document.id)).not.toContain('urn:policy:acme:b');
 });
 
 test('at the same revision the kept set is the answer', async () => {
