@@ -77,7 +77,7 @@ async function writeSet(file, size, deployedAt) {
     policies.push({ id: `urn:policy:${SOLUTION}:p${i}`, xml, treeJson: JSON.stringify(outcome.tree), ...(deployedAt ? { deployedAt: i + 1 } : {}) });
   }
   policies.sort((a, b) => (a.id < b.id ? -1 : 1));
-  const messages = contracts.encodeSnapshotAnswer({ revision: size, policies, components: [] }, { formats: [2] }, MAX_PAYLOAD);
+  const messages = contracts.encodeSnapshotAnswer({ revision: size, policies, components: [] }, MAX_PAYLOAD);
   const total = messages.reduce((n, m) => n + 4 + m.length, 0);
   const out = Buffer.alloc(total);
   let at = 0;

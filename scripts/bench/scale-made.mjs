@@ -3,7 +3,7 @@
 // written straight into pap's database, while replicas already run and decide. What the issue saw: the new replica
 // far slower to be ready than the benchmark's own set, and the running ones logging timeouts meanwhile.
 //
-// On one fresh stack: `size` policies written straight in (no revisions) → cold starts; removed; then the same
+// On one fresh stack: `size` policies written straight in (one `resync` revision) → cold starts; removed; then the same
 // policies through the API, sequentially → cold starts. During every start two running replicas decide at a fixed
 // pace (one request per replica every 10 ms, timed from its due moment) and their logs are searched for timeouts;
 // the same pace is measured for as long with no start, as their floor. The running replicas resync every second
@@ -34,6 +34,7 @@ export async function madeSets(size, starts, { api = true } = {}) {
     figures.floor = await startsWhileRunning(core, running, 0, starts);
 
     const ids = await insertDirectly(core, size);
+    await caughtUp(running, size);
     figures.direct = await startsWhileRunning(core, running, size, starts);
     await removeDirect(core, ids);
     if (!api) return { figures, setupSeconds: 0, revision: 0, quiet };
@@ -41,15 +42,21 @@ export async function madeSets(size, starts, { api = true } = {}) {
     lib.log(`adding and deploying ${lib.fmt(size)} policies one by one through pap's API`);
     const loaded = await lib.loadPolicies(core, { count: size, concurrency: 1 });
     lib.log(`  ${lib.fmt(size)} in ${lib.fmt(loaded.seconds)} s, revision ${loaded.lastRevision}`);
-    // Let the running replicas take the last changes in before anything is timed.
-    await lib.waitUntil(async () => (await lib.request('GET', `${running[0].url}/status`)).json().revision === loaded.lastRevision, {
-      timeoutMs: 60_000,
-      what: 'the running replicas to reach the last revision',
-    });
+    await caughtUp(running, size);
     figures.api = await startsWhileRunning(core, running, size, starts);
     return { figures, setupSeconds: loaded.seconds, revision: loaded.lastRevision, quiet };
   } finally {
     await core.stop();
+  }
+}
+
+/** Lets the running replicas take the last change in (a deploy, or the `resync` of a direct write) before anything is timed. */
+async function caughtUp(running, size) {
+  for (const pdp of running) {
+    await lib.waitUntil(async () => (await lib.request('GET', `${pdp.url}/status`)).json().policies === size, {
+      timeoutMs: 60_000,
+      what: 'the running replicas to hold the whole set',
+    });
   }
 }
 
@@ -128,7 +135,7 @@ async function paced(core, running, during) {
   return { p50: lib.percentile(times, 50), p99: lib.percentile(times, 99), max: Math.max(...times), errors, count: times.length };
 }
 
-/** Writes p0…p<size-1> straight into pap's rows with the tree pap computes; no revision (as the 100,000 of scale). */
+/** Writes p0…p<size-1> straight into pap's rows with the tree pap computes, recorded as one `resync` revision. */
 async function insertDirectly(core, size) {
   const engine = lib.require(path.join(lib.ROOT, 'packages', 'policy-engine', 'dist', 'index.js'));
   const client = await connect(core);
@@ -152,6 +159,7 @@ async function insertDirectly(core, size) {
       );
       ids.push(...rows.ids);
     }
+    await lib.recordDirectWrite(client);
   } finally {
     await client.end();
   }
@@ -162,6 +170,7 @@ async function removeDirect(core, ids) {
   const client = await connect(core);
   try {
     await client.query('DELETE FROM pap.policies WHERE id = ANY($1::text[])', [ids]);
+    await lib.recordDirectWrite(client);
   } finally {
     await client.end();
   }

@@ -236,6 +236,7 @@ async function bulkDeploy(fixture, size, bulk) {
       bulk.inserted += ids.length;
       bulk.ids.push(...ids);
     }
+    await lib.recordDirectWrite(client);
   } finally {
     await client.end();
   }
@@ -247,6 +248,7 @@ async function bulkRemove(fixture, bulk) {
   const client = await connectPap(fixture);
   try {
     await client.query('DELETE FROM pap.policies WHERE id = ANY($1::text[])', [bulk.ids]);
+    await lib.recordDirectWrite(client);
   } finally {
     await client.end();
   }

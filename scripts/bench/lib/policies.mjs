@@ -120,3 +120,18 @@ export async function decide(core, pdp, action, { minRevision, body = eventJson(
     body: parsed ?? answer.text,
   };
 }
+
+/**
+ * Records rows written straight into pap's tables as a change, in the writer's own transaction-less session: the next
+ * revision with a `resync` in the outbox. Without it the set changed under a revision pap already answered for, which
+ * neither pap's kept snapshot nor the replicas' periodic check can see (every change of the set takes a revision).
+ * Resolves the revision.
+ */
+export async function recordDirectWrite(client) {
+  const result = await client.query(
+    `WITH bumped AS (UPDATE pap.state SET revision = revision + 1 RETURNING revision)
+     INSERT INTO pap.outbox (revision, message) SELECT revision, jsonb_build_object('revision', revision, 'type', 'resync') FROM bumped
+     RETURNING revision`,
+  );
+  return Number(result.rows[0].revision);
+}

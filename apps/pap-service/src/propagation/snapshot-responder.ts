@@ -5,6 +5,7 @@ import type { Logger } from '@custos/service-kit';
 import { LinkSubscription } from './link-subscription';
 import type { NatsLink } from './nats-link';
 import { answerSnapshotRequest, snapshotRequestOf } from './snapshot-answer';
+import { SnapshotCache } from './snapshot-cache';
 
 export interface SnapshotResponderOptions {
   pool: Pool;
@@ -25,6 +26,8 @@ export interface SnapshotResponderOptions {
 export class SnapshotResponder {
   private readonly subscription: LinkSubscription;
   private readonly inflight = new Set<Promise<void>>();
+  /** The whole set's answer at the newest revision read: a starting replica gets it at once. */
+  private readonly cache = new SnapshotCache();
 
   constructor(private readonly options: SnapshotResponderOptions) {
     this.subscription = new LinkSubscription({
@@ -70,7 +73,7 @@ export class SnapshotResponder {
       return;
     }
     const { pool, logger } = this.options;
-    const messages = await answerSnapshotRequest(requestOf(msg), { pool, logger, maxPayload: this.maxPayloadFor(nc) });
+    const messages = await answerSnapshotRequest(requestOf(msg), { pool, logger, maxPayload: this.maxPayloadFor(nc), cache: this.cache });
     for (const message of messages) nc.publish(msg.reply, message);
   }
 }

@@ -3,7 +3,7 @@ import type { DeployedPolicy, OutgoingSnapshot, PolicySnapshot, StoredDocument }
 import { withTransaction } from '@custos/service-kit';
 import { POLICY_TREE } from '../documents/policy-tree';
 import { listPropagatedComponents } from '../store/components';
-import { toNumber } from '../store/db';
+import { toNumber, type Queryable } from '../store/db';
 import { listSettings } from '../store/settings';
 import { deployedWith, type DocumentTree } from '../store/documents';
 
@@ -22,39 +22,62 @@ const WRITE_BACK_BATCH = 500;
  * and settings as always): what a pdp asks for to explain a decision.
  */
 export async function readStoredSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE, ids?: readonly string[]): Promise<OutgoingSnapshot> {
-  const computed: Array<{ id: string; xml: string; tree: Record<string, unknown> }> = [];
+  const computed: ComputedTree[] = [];
   const snapshot = await withTransaction(
     pool,
     async (client) => {
-      const state = await client.query<{ revision: string }>('SELECT revision FROM pap.state');
-      const rows = await client.query<{ id: string; xml: string; tree: string | null; version: unknown; deployed_at: string | null; policy: boolean }>(
-        `SELECT id, xml, tree, version, deployed_at, policy FROM (
-           SELECT id, xml, tree::text AS tree, tree->'version' AS version, deployed_at, true AS policy FROM pap.policies
-            WHERE deployed AND ($1::text[] IS NULL OR id = ANY($1))
-           UNION ALL
-           SELECT id, xml, NULL, NULL, NULL, false FROM pap.timers WHERE deployed AND ($1::text[] IS NULL OR id = ANY($1))
-         ) deployed ORDER BY id COLLATE "C"`,
-        [ids ?? null],
-      );
-      const components = await listPropagatedComponents(client);
-      const settings = await listSettings(client);
-      const revision = state.rows[0]?.revision;
-      if (revision === undefined) throw new Error('pap.state holds no revision');
-      const policies = rows.rows.map(({ id, xml, tree, version, deployed_at, policy }): DeployedPolicy | StoredDocument => {
-        if (!policy) return { id, xml };
-        const deployedAt = deployed_at === null ? undefined : toNumber(deployed_at);
-        if (tree !== null && trees.isCurrent({ version })) return { id, xml, treeJson: tree, ...(deployedAt === undefined ? {} : { deployedAt }) };
-        const fresh = trees.compute(xml);
-        if (fresh !== null) computed.push({ id, xml, tree: fresh });
-        return deployedWith(id, xml, fresh, deployedAt);
-      });
-      // Without settings the snapshot is what it was before solutions had any.
-      return { revision: toNumber(revision), policies, components, ...(settings.length === 0 ? {} : { settings }) };
+      const revision = await readRevision(client);
+      const policies = await readDocuments(client, trees, ids, computed);
+      return { revision, policies, ...(await readExtras(client)) };
     },
     { isolation: 'REPEATABLE READ', readOnly: true },
   );
   await writeBack(pool, computed);
   return snapshot;
+}
+
+/** A tree computed while reading a snapshot, to be written back. */
+export interface ComputedTree {
+  id: string;
+  xml: string;
+  tree: Record<string, unknown>;
+}
+
+/**
+ * Inside the caller's transaction: the deployed documents (or those of `ids`), by id in byte order, each policy with
+ * its tree as stored text, or computed now (and added to `computed`) when the stored one is missing or outdated.
+ */
+export async function readDocuments(
+  client: Queryable,
+  trees: DocumentTree,
+  ids: readonly string[] | undefined,
+  computed: ComputedTree[],
+): Promise<Array<DeployedPolicy | StoredDocument>> {
+  const rows = await client.query<{ id: string; xml: string; tree: string | null; version: unknown; deployed_at: string | null; policy: boolean }>(
+    `SELECT id, xml, tree, version, deployed_at, policy FROM (
+       SELECT id, xml, tree::text AS tree, tree->'version' AS version, deployed_at, true AS policy FROM pap.policies
+        WHERE deployed AND ($1::text[] IS NULL OR id = ANY($1))
+       UNION ALL
+       SELECT id, xml, NULL, NULL, NULL, false FROM pap.timers WHERE deployed AND ($1::text[] IS NULL OR id = ANY($1))
+     ) deployed ORDER BY id COLLATE "C"`,
+    [ids ?? null],
+  );
+  return rows.rows.map(({ id, xml, tree, version, deployed_at, policy }): DeployedPolicy | StoredDocument => {
+    if (!policy) return { id, xml };
+    const deployedAt = deployed_at === null ? undefined : toNumber(deployed_at);
+    if (tree !== null && trees.isCurrent({ version })) return { id, xml, treeJson: tree, ...(deployedAt === undefined ? {} : { deployedAt }) };
+    const fresh = trees.compute(xml);
+    if (fresh !== null) computed.push({ id, xml, tree: fresh });
+    return deployedWith(id, xml, fresh, deployedAt);
+  });
+}
+
+/** Inside the caller's transaction: the components and the settings a snapshot carries (without settings: none). */
+export async function readExtras(client: Queryable): Promise<Pick<OutgoingSnapshot, 'components' | 'settings'>> {
+  const components = await listPropagatedComponents(client);
+  const settings = await listSettings(client);
+  // Without settings the snapshot is what it was before solutions had any.
+  return { components, ...(settings.length === 0 ? {} : { settings }) };
 }
 
 /** `readStoredSnapshot` with every tree as a value: the snapshot a pdp reads off the wire. */
@@ -69,15 +92,15 @@ export async function readSnapshot(pool: Pool, trees: DocumentTree = POLICY_TREE
 }
 
 /** The revision of the deployed set now (one row; no snapshot transaction needed for one value). */
-export async function readRevision(pool: Pool): Promise<number> {
-  const state = await pool.query<{ revision: string }>('SELECT revision FROM pap.state');
+export async function readRevision(db: Queryable): Promise<number> {
+  const state = await db.query<{ revision: string }>('SELECT revision FROM pap.state');
   const revision = state.rows[0]?.revision;
   if (revision === undefined) throw new Error('pap.state holds no revision');
   return toNumber(revision);
 }
 
 /** Stores computed trees, unless the policy's XML changed in the meantime (its new tree came with it). */
-async function writeBack(pool: Pool, computed: ReadonlyArray<{ id: string; xml: string; tree: Record<string, unknown> }>): Promise<void> {
+export async function writeBack(pool: Pool, computed: readonly ComputedTree[]): Promise<void> {
   for (let start = 0; start < computed.length; start += WRITE_BACK_BATCH) {
     const batch = computed.slice(start, start + WRITE_BACK_BATCH);
     await pool.query(
