@@ -24,7 +24,7 @@ function taskCounters(pid, tid) {
 /** Counters of every thread of `pid`: Map tid → {comm, cpuMs, wakeups, preempted}; empty when it is gone. */
 function processCounters(pid) {
   const threads = new Map();
-  let tids = [];
+  let tids;
   try {
     tids = readdirSync(`/proc/${pid}/task`);
   } catch {
