@@ -125,6 +125,7 @@ export async function runOpenLoopOnly(options) {
       ...(process.env.BENCH_PDP_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_PDP_LOG_LEVEL } : {}),
       ...(process.env.BENCH_PDP_SYNC_COMMIT ? { PDP_HISTORY_SYNC_COMMIT: process.env.BENCH_PDP_SYNC_COMMIT } : {}),
       ...(process.env.BENCH_PDP_RESYNC_MS ? { PDP_RESYNC_INTERVAL_MS: process.env.BENCH_PDP_RESYNC_MS } : {}),
+      ...(process.env.BENCH_PDP_BATCH_WINDOW_MS ? { PDP_HISTORY_BATCH_WINDOW_MS: process.env.BENCH_PDP_BATCH_WINDOW_MS } : {}),
     };
     const pdps = [];
     // --profile: replica 0 runs with --cpu-prof; its samples of the open-loop runs are summarised at the end.
