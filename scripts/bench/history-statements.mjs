@@ -7,6 +7,7 @@
 // parse, and its timers).
 //
 //   node scripts/bench/history-statements.mjs [--rate 600] [--seconds 5] [--connections 3] [--rounds 3] [--only a,b]
+//                                             [--events 1]   (events per batch of variants 2–5; figures stay per batch)
 //
 // Variants (--only takes their numbers): 1 "four statements" is the message the pdp sent before session 7 (BEGIN;
 // pdp.record_events with its arrays written as literal SQL; COMMIT; a synchronous flush in a transaction of its
@@ -24,6 +25,8 @@ const argument = (name, fallback) => {
   return index < 0 ? fallback : Number(process.argv[index + 1]);
 };
 const rate = argument('rate', 600);
+// Events per batch of the prepared CALL variants (2–5): what a bigger batch saves per decision at the same batch rate.
+const events = argument('events', 1);
 const seconds = argument('seconds', 5);
 const connections = argument('connections', 3);
 const rounds = argument('rounds', 3);
@@ -51,10 +54,10 @@ const arguments_ = (since) => ({
   lockKey: actionLockKey(ACTION),
   action: ACTION,
   since,
-  solutions: [lib.SOLUTION],
-  nows: [Date.now()],
-  revisions: [1],
-  keys: [KEYS],
+  solutions: Array(events).fill(lib.SOLUTION),
+  nows: Array(events).fill(Date.now()),
+  revisions: Array(events).fill(1),
+  keys: Array(events).fill(KEYS),
   limit: 10_000,
 });
 const literal = pg.escapeLiteral;
@@ -149,7 +152,7 @@ try {
   const rows = [];
   const chosen = NAMES.filter((_, i) => only === undefined || only.includes(i + 1));
   for (let r = 0; r < rounds; r++) for (const variant of chosen) rows.push(await round(database.url, variant));
-  console.log(`one event per batch, ${connections} connections, ${rate} batches/s in all, ${seconds} s a round, rounds alternating`);
+  console.log(`${events} event(s) per batch (variant 1: one), ${connections} connections, ${rate} batches/s in all, ${seconds} s a round, rounds alternating`);
   console.log(
     lib.table(['variant', 'batches', 'backends µs/batch', 'backends wake-ups/batch', 'walwriter wake-ups/batch', 'client µs/batch', 'p50 ms', 'p99 ms', 'load (1 min)'], rows),
   );

@@ -67,12 +67,16 @@ function machine() {
   return { cpuMs: busyTicks * TICK_MS, switches: Number(/^ctxt (\d+)/m.exec(stat)?.[1] ?? 0) };
 }
 
-/** PostgreSQL's processes of interest: the database's client backends, and the server's own by type. */
+/**
+ * PostgreSQL's processes of interest: the database's client backends, and the server's long-lived own (not the
+ * autovacuum workers, which come and go: a pid reused meanwhile would count another process).
+ */
 async function postgresProcesses(observer, database) {
   const rows = (
     await observer.query(
       `SELECT pid, backend_type, datname, application_name FROM pg_stat_activity
-        WHERE pid <> pg_backend_pid() AND (datname = $1 OR backend_type <> 'client backend')`,
+        WHERE pid <> pg_backend_pid()
+          AND (datname = $1 OR backend_type IN ('walwriter', 'checkpointer', 'background writer', 'autovacuum launcher', 'walsender'))`,
       [database],
     )
   ).rows;
