@@ -120,13 +120,15 @@ export class HistoryBatcher {
   private send(key: string, queue: Queue): void {
     const windowMs = this.options.windowMs ?? 0;
     if (windowMs > 0 && queue.running < this.options.inFlight && queue.waiting.length > 0 && queue.waiting.length < this.options.maxBatch) {
-      // The window runs from the arrival of the oldest waiting decision: one that already waited for a batch in
-      // flight goes as soon as that one is back; a full batch goes at once.
+      // The window runs from the arrival of the oldest waiting decision, so time it spent behind a batch in flight
+      // counts toward it; a full batch goes at once.
       const left = (queue.waiting[0] as Waiting).queuedAt + windowMs - performance.now();
       if (left >= 1) {
         queue.timer ??= setTimeout(() => {
           queue.timer = undefined;
-          this.sendNow(key, queue);
+          // Those who waited may have failed closed meanwhile (a batch in flight failed, inFlight > 1).
+          if (queue.running === 0 && queue.waiting.length === 0) this.queues.delete(key);
+          else this.sendNow(key, queue);
         }, left);
         return;
       }
