@@ -21,6 +21,7 @@
 //        --preload records n events of the hot action earlier today first (a day's traffic: what a recount costs);
 //        --policies n deploys n pure policies of other actions beside (what the pdps' periodic snapshots carry);
 //        BENCH_PDP_MAIN=<other build's dist/main.js> runs another pdp build the same way (side-by-side comparisons);
+//        BENCH_PDP_BATCH_WINDOW_MS=<ms> sets the pdps' PDP_HISTORY_BATCH_WINDOW_MS (how long a batch waits for company);
 //        BENCH_PDP_RESYNC_MS=<ms> sets the pdps' periodic resync (PDP_RESYNC_INTERVAL_MS; 30 s by default);
 //        BENCH_DEPLOY_EVERY_MS=<ms> deploys a policy of another action that often during the runs (new revisions).
 //

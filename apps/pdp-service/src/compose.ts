@@ -134,6 +134,7 @@ export async function composePdp(config: PdpConfig, overrides: PdpOverrides = {}
     hasher,
     logger,
     synchronousCommit: history.synchronousCommit,
+    batchWindowMs: history.batchWindowMs,
     metrics: { failures: (op) => metrics.historyFailures.inc({ op }), phase: (phase, seconds) => metrics.historyPhase.observe({ phase }, seconds) },
     tracing,
   });

@@ -54,6 +54,8 @@ export interface HistoryConfig {
   retentionIntervalMs: number;
   /** Commit history transactions with synchronous_commit (durable before the answer). */
   synchronousCommit: boolean;
+  /** How long the first recorded decision of a batch waits for others to join it (ms; 0: it goes at once). */
+  batchWindowMs: number;
 }
 
 export interface PipConfig {
@@ -174,5 +176,6 @@ function readHistoryConfig(env: Env): HistoryConfig {
     timeoutMs: readInteger(env, 'PDP_HISTORY_TIMEOUT_MS', 2000, 10, 600_000),
     retentionIntervalMs: readInteger(env, 'PDP_HISTORY_RETENTION_INTERVAL_MS', 60_000, 100, 86_400_000),
     synchronousCommit: readChoice(env, 'PDP_HISTORY_SYNC_COMMIT', ['on', 'off'] as const, 'on') === 'on',
+    batchWindowMs: readInteger(env, 'PDP_HISTORY_BATCH_WINDOW_MS', 0, 0, 1000),
   };
 }

@@ -64,7 +64,7 @@ describe('readPdpConfig', () => {
 describe('readPdpConfig: history, PIP, PXP and timers', () => {
   it('has defaults', () => {
     expect(readPdpConfig({}, 'box')).toMatchObject({
-      history: { secret: undefined, poolSize: 10, timeoutMs: 2000, retentionIntervalMs: 60_000, synchronousCommit: true },
+      history: { secret: undefined, poolSize: 10, timeoutMs: 2000, retentionIntervalMs: 60_000, synchronousCommit: true, batchWindowMs: 0 },
       pip: { timeoutMs: 500, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000, cacheEntries: 10_000 },
       pxp: { timeoutMs: 2000, syncTimeoutMs: 500, attempts: 4, backoffMs: 200, maxConcurrency: 32, breakerFailures: 5, breakerOpenMs: 5000, leaseMs: 15_000, pollMs: 1000 },
       timers: true,
@@ -82,6 +82,7 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
         PDP_HISTORY_TIMEOUT_MS: '700',
         PDP_HISTORY_RETENTION_INTERVAL_MS: '1000',
         PDP_HISTORY_SYNC_COMMIT: 'off',
+        PDP_HISTORY_BATCH_WINDOW_MS: '3',
         PDP_PIP_TIMEOUT_MS: '250',
         PDP_PIP_MAX_CONCURRENCY: '3',
         PDP_PIP_BREAKER_FAILURES: '2',
@@ -104,7 +105,7 @@ describe('readPdpConfig: history, PIP, PXP and timers', () => {
       'box',
     );
     expect(config).toMatchObject({
-      history: { secret: 'a-long-enough-secret', poolSize: 4, timeoutMs: 700, retentionIntervalMs: 1000, synchronousCommit: false },
+      history: { secret: 'a-long-enough-secret', poolSize: 4, timeoutMs: 700, retentionIntervalMs: 1000, synchronousCommit: false, batchWindowMs: 3 },
       pip: { timeoutMs: 250, maxConcurrency: 3, breakerFailures: 2, breakerOpenMs: 900, cacheEntries: 0 },
       pxp: { timeoutMs: 111, syncTimeoutMs: 222, attempts: 2, backoffMs: 5, maxConcurrency: 6, breakerFailures: 7, breakerOpenMs: 800, leaseMs: 3000, pollMs: 50 },
       timers: false,

@@ -6,6 +6,7 @@ import * as lib from '../lib.mjs';
 import { limitExactness, lockedTransactionFloor } from './floors.mjs';
 import { flatOutCheap, openLoop } from './load.mjs';
 import { costMeter, deployMeanwhile, historyPhases, phaseRows, preloadEvents, recountCost, sampleBackends } from './meters.mjs';
+import { WAKEUP_HEADER, wakeupMeter } from './wakeups.mjs';
 import { CONNECTIONS, LIMIT, LIMIT_REQUESTS, OPEN_LOOP_POLICIES, REPLICAS, S, actionLimitPolicy, bodies } from './policies.mjs';
 
 /**
@@ -22,6 +23,7 @@ export async function openLoopRuns(core, pdps, headers, { rate, seconds, deployE
     lib.log(`open loop: ${label}, ${rate}/s over ${pdps.length} replicas, ${seconds} s`);
     const before = await historyPhases(core, pdps);
     const cost = await costMeter(core, pdps);
+    const wakes = await wakeupMeter(core, pdps);
     const sampler = sampleBackends(core.database.url, core.database.name);
     const churn = deployEveryMs ? deployMeanwhile(core, deployEveryMs) : undefined;
     const window = { fromUs: lib.hrtimeUs(), toUs: 0 };
@@ -29,6 +31,7 @@ export async function openLoopRuns(core, pdps, headers, { rate, seconds, deployE
     window.toUs = lib.hrtimeUs();
     const deployed = await churn?.stop();
     if (deployed !== undefined) lib.log(`  ${deployed} policies of other actions deployed meanwhile`);
+    const wakeups = wakes.stop(result.answered);
     const backends = await sampler.stop();
     const costs = await cost.stop(result.answered);
     const after = await historyPhases(core, pdps);
@@ -45,7 +48,7 @@ export async function openLoopRuns(core, pdps, headers, { rate, seconds, deployE
         `${lib.fmt(costs.batches, 2)} batches; ` +
         `load average ${lib.fmt(costs.load, 1)}`,
     );
-    runs.push({ label, action, history, window, result, phases, backends, costs });
+    runs.push({ label, action, history, window, result, phases, backends, costs, wakeups });
   }
   return runs;
 }
@@ -85,6 +88,15 @@ export const phaseTables = (runs) =>
       rows: run.phases,
     }))
     .concat(
+      runs
+        .filter((run) => run.wakeups)
+        .map((run) => ({
+          caption: `per decision answered during "${run.label}": CPU and wake-ups (voluntary context switches) of each process and thread (/proc)`,
+          header: WAKEUP_HEADER,
+          rows: run.wakeups,
+        })),
+    )
+    .concat(
       runs.map((run) => ({
         caption: `PostgreSQL backends of the benchmark's database during "${run.label}": mean number in each state (pg_stat_activity every 20 ms)`,
         header: ['state — wait event', 'mean backends'],
@@ -113,6 +125,7 @@ export async function runOpenLoopOnly(options) {
       ...(process.env.BENCH_PDP_LOG_LEVEL ? { LOG_LEVEL: process.env.BENCH_PDP_LOG_LEVEL } : {}),
       ...(process.env.BENCH_PDP_SYNC_COMMIT ? { PDP_HISTORY_SYNC_COMMIT: process.env.BENCH_PDP_SYNC_COMMIT } : {}),
       ...(process.env.BENCH_PDP_RESYNC_MS ? { PDP_RESYNC_INTERVAL_MS: process.env.BENCH_PDP_RESYNC_MS } : {}),
+      ...(process.env.BENCH_PDP_BATCH_WINDOW_MS ? { PDP_HISTORY_BATCH_WINDOW_MS: process.env.BENCH_PDP_BATCH_WINDOW_MS } : {}),
     };
     const pdps = [];
     // --profile: replica 0 runs with --cpu-prof; its samples of the open-loop runs are summarised at the end.
@@ -192,7 +205,7 @@ export async function runOpenLoopOnly(options) {
           (options.policies ? `; ${options.policies} pure policies of other actions deployed beside` : ''),
         `load average ${loadavg().map((v) => lib.fmt(v, 1)).join(' / ')} on ${cpus().length} cores at the end; the generator's own send lag is part of the latencies.`,
       ],
-      figures: { rate, seconds, replicas, recount, floor, flat, exact, runs: runs.map(({ label, result, phases, backends, costs }) => ({ label, result, phases, backends, costs })) },
+      figures: { rate, seconds, replicas, recount, floor, flat, exact, runs: runs.map(({ label, result, phases, backends, costs, wakeups }) => ({ label, result, phases, backends, costs, wakeups })) },
     };
   } finally {
     await core.stop();

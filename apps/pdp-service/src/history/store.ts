@@ -40,6 +40,8 @@ export interface HistoryStoreOptions {
   maxBatch?: number;
   /** Most batches of one action a replica has on their way at once (HistoryBatcher); DEFAULT_IN_FLIGHT by default. */
   inFlight?: number;
+  /** How long a batch's first decision waits for others (HistoryBatcher, ms); 0 (at once) by default. */
+  batchWindowMs?: number;
   /** Spans for the batched history statements (history/trace.ts); off when absent. */
   tracing?: Tracing;
 }
@@ -90,6 +92,7 @@ export class PgHistoryStore {
       metrics: this.options.metrics,
       maxBatch: this.options.maxBatch ?? DEFAULT_MAX_BATCH,
       inFlight: this.options.inFlight ?? DEFAULT_IN_FLIGHT,
+      windowMs: this.options.batchWindowMs ?? 0,
       ...(this.options.tracing === undefined ? {} : { tracing: this.options.tracing }),
       valueChanged: (request, revision, deployments) => new HistoryQueries(this.options.pool, this.options, revision, deployments).valueChanged(request),
     });
