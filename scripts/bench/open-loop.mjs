@@ -18,10 +18,11 @@
 // sends from them sends bursts per tick, and at 3,000/s it was ~2 ms late at the p99 — as much as the target it was
 // to measure. Requests are now written by a worker thread (open-loop-sender.mjs) that sleeps in Atomics.wait until
 // each request's own due moment (a futex timeout, sub-millisecond) and writes it with one write(2) on the socket's
-// descriptor; this thread only reads the answers. The cost is one wake-up of each thread per request instead of one
-// per millisecond tick plus one per burst of answers — a few µs to ~20 µs more CPU per request on this VM — and the
-// server under test, sent requests one by one instead of in bursts, wakes up more often too (evenly spaced arrivals
-// cost it what they cost it in production; bursts let it batch). `sendLag` says how late this generator was all the
+// descriptor; this thread only reads the answers. No thread spins. The cost is one wake-up of each thread per request
+// instead of one per millisecond tick plus one per burst of answers: on this VM ~15 µs more CPU per request at
+// 1,000/s and 25–35 µs at 3,000–5,000/s (about 0.1 of a core at 3,000/s; BENCHMARKS.md, issue 26 item 3, session 8),
+// and the server under test, sent requests one by one instead of in bursts, wakes up more often too (evenly spaced
+// arrivals cost it what they cost it in production; bursts let it batch). `sendLag` says how late this generator was all the
 // same (a busy machine delays any thread), and `fromSend` gives the latencies from the moment each request was
 // written, so a reader can tell the generator's share from the server's.
 //
