@@ -12,17 +12,28 @@
 //
 // It shares 2 cores with what it measures, so it costs as little as it can: plain keep-alive sockets (a request
 // goes on an idle one, or on a new one when every one is busy — never queued behind an answer), each request's bytes
-// prepared once, answers read without a parser or a string, one sweep for timeouts instead of a timer per request,
-// and timers (not a spinning loop) between due moments. Node's timers fire on whole milliseconds, so a request is
-// sent up to ~1 ms after its due moment and timed from that moment all the same: `sendLag` says how late this
-// generator was, and `fromSend` gives the latencies from the moment each request was written, so a reader can tell
-// the generator's share from the server's.
+// prepared once, answers read without a parser or a string, one sweep for timeouts instead of a timer per request.
+//
+// Punctual without spinning (issue 26, item 3): this thread's timers fire on whole milliseconds, so a generator that
+// sends from them sends bursts per tick, and at 3,000/s it was ~2 ms late at the p99 — as much as the target it was
+// to measure. Requests are now written by a worker thread (open-loop-sender.mjs) that sleeps in Atomics.wait until
+// each request's own due moment (a futex timeout, sub-millisecond) and writes it with one write(2) on the socket's
+// descriptor; this thread only reads the answers. No thread spins. The cost is one wake-up of each thread per request
+// instead of one per millisecond tick plus one per burst of answers: on this VM ~15 µs more CPU per request at
+// 1,000/s and 25–35 µs at 3,000–5,000/s (about 0.1 of a core at 3,000/s; BENCHMARKS.md, issue 26 item 3, session 8),
+// and the server under test, sent requests one by one instead of in bursts, wakes up more often too (evenly spaced
+// arrivals cost it what they cost it in production; bursts let it batch). `sendLag` says how late this generator was all the
+// same (a busy machine delays any thread), and `fromSend` gives the latencies from the moment each request was
+// written, so a reader can tell the generator's share from the server's.
 //
 // Why connections are opened first and why there is a warm-up (issue 26): the generator used to open connections
 // as it went, so the first milliseconds of a run opened one connection per request (each a TCP handshake, an accept
 // and a fresh parser in the server, while the generator's own code was still interpreted) and those requests — a few
 // hundred of a 10-second run — were timed at several ms: enough to own the p99 of a server that answers in 0.1 ms.
 import net from 'node:net';
+import { Worker } from 'node:worker_threads';
+import { contentLength, HEADER_END } from './lib/answer-head.mjs';
+import { clockOrigin } from './lib/clock-origin.mjs';
 
 const options = JSON.parse(process.argv[2] ?? '{}');
 if (!Array.isArray(options.urls) || options.urls.length === 0 || !(options.rate > 0) || !(options.seconds > 0)) {
@@ -30,14 +41,14 @@ if (!Array.isArray(options.urls) || options.urls.length === 0 || !(options.rate 
   process.exit(2);
 }
 const { urls, headers = {}, bodies = [''], rate, seconds, timeoutMs = 10_000, expect, warmupSeconds = 0 } = options;
-// Enough idle connections for ~4 ms of requests in flight at once per url (timer ticks send bursts); more are opened
-// while every one is busy, up to four times as many, and beyond that a request waits for the next free connection
-// (still timed from its due moment): opening one connection per request when a server falls behind — what this
-// generator once did — adds a handshake and an accept to each request of a server that is already behind.
+// Enough idle connections for ~4 ms of requests in flight at once per url; more are opened while every one is busy,
+// up to four times as many, and beyond that a request waits for the next free connection (still timed from its due
+// moment): opening one connection per request when a server falls behind — what this generator once did — adds a
+// handshake and an accept to each request of a server that is already behind.
 const connections = options.connections ?? Math.max(8, Math.ceil((rate / urls.length) * 0.004) + 8);
 const maxConnections = options.maxConnections ?? 4 * connections;
 
-const targets = urls.map((url) => {
+const targets = urls.map((url, number) => {
   const target = new URL(url);
   const head = Object.entries({ Host: target.host, Connection: 'keep-alive', ...headers })
     .map(([name, value]) => `${name}: ${value}\r\n`)
@@ -47,7 +58,7 @@ const targets = urls.map((url) => {
     const payload = Buffer.from(body);
     return Buffer.concat([Buffer.from(`POST ${target.pathname}${target.search} HTTP/1.1\r\n${head}Content-Length: ${payload.length}\r\n\r\n`), payload]);
   });
-  return { host: target.hostname, port: Number(target.port || 80), requests, idle: [], open: 0, waiting: [], waitHead: 0 };
+  return { number, host: target.hostname, port: Number(target.port || 80), requests, conns: [], waiting: [], waitHead: 0 };
 });
 
 const warmup = Math.round(rate * warmupSeconds);
@@ -57,7 +68,18 @@ const intervalMs = 1000 / rate;
 // Index i - warmup of the measured requests; warm-up requests are answered and dropped.
 const latencies = new Float64Array(measured);
 const fromSend = new Float64Array(measured);
-const sendLag = new Float64Array(measured);
+const shared = (type, length) => new type(new SharedArrayBuffer(type.BYTES_PER_ELEMENT * length));
+const sendLag = shared(Float64Array, measured);
+// One slot per connection, shared with the sending thread (open-loop-sender.mjs): its state (0 idle, 1 busy,
+// 2 closed, 3 not yet idle), descriptor, target, request index (-1 none) and that request's due and sent moments.
+const maxSlots = maxConnections * targets.length;
+const state = shared(Int32Array, maxSlots).fill(3);
+const fds = shared(Int32Array, maxSlots);
+const targetOf = shared(Int32Array, maxSlots);
+const indexOf = shared(Int32Array, maxSlots).fill(-1);
+const times = shared(Float64Array, 2 * maxSlots);
+const slotCount = shared(Int32Array, 1);
+const conns = [];
 let completed = 0;
 let answered = 0;
 let non2xx = 0;
@@ -66,65 +88,58 @@ let unexpected = 0;
 let lastAnswerAt = 0;
 let opened = 0;
 const statusCodes = {};
-/** Connections with a request on them. */
-const busy = new Set();
 
-const HEADER_END = Buffer.from('\r\n\r\n');
 const ALLOWED = Buffer.from('"eventAllowed":true');
-// node:http writes a header name as the server gave it; both spellings are searched without making a string.
-const LENGTH_NAMES = [Buffer.from('\r\nContent-Length:'), Buffer.from('\r\ncontent-length:')];
 
+/** Opens a connection in a new slot (busy until `connected`, so the sending thread leaves it alone), or undefined at the cap. */
 function connection(target) {
+  if (target.conns.length >= maxConnections) return undefined;
+  // A closed connection's slot is taken again (it is at state 2, which the sending thread never claims).
+  const free = conns.findIndex((other) => other.closed);
+  const slot = free < 0 ? conns.length : free;
+  const conn = { target, slot, socket: net.connect(target.port, target.host), data: null, bodyStart: -1, length: -1, closed: false, ready: false };
   opened += 1;
-  target.open += 1;
-  const conn = { target, socket: net.connect(target.port, target.host), index: -1, due: 0, sentAt: 0, data: null, bodyStart: -1, length: -1 };
+  conns[slot] = conn;
+  target.conns.push(conn);
+  targetOf[slot] = target.number;
+  Atomics.store(state, slot, 3);
+  Atomics.store(slotCount, 0, conns.length);
   conn.socket.setNoDelay(true);
   conn.socket.on('data', (chunk) => received(conn, chunk));
   conn.socket.on('error', () => failed(conn));
   conn.socket.on('close', () => failed(conn));
+  conn.socket.once('connect', () => {
+    fds[slot] = conn.socket._handle.fd;
+    conn.ready = true;
+    release(conn);
+  });
   return conn;
 }
 
-function send(index, due) {
-  const target = targets[index % targets.length];
-  const conn = target.idle.pop() ?? (target.open < maxConnections ? connection(target) : undefined);
-  if (conn === undefined) target.waiting.push(index, due);
-  else sendOn(conn, index, due);
-}
-
+/** Sends a request from this thread (one the sending thread found no idle connection for) on a claimed connection. */
 function sendOn(conn, index, due) {
-  const { target } = conn;
-  conn.index = index;
-  conn.due = due;
-  busy.add(conn);
+  const { slot, target } = conn;
   const now = performance.now();
-  conn.sentAt = now;
+  times[2 * slot] = due;
+  times[2 * slot + 1] = now;
+  Atomics.store(indexOf, slot, index);
   if (index >= warmup) sendLag[index - warmup] = now - due;
   conn.socket.write(target.requests[index % target.requests.length]);
 }
 
-/** The Content-Length of an answer's head (the pdp never answers chunked), or -1. */
-function contentLength(data, headEnd) {
-  for (const name of LENGTH_NAMES) {
-    const at = data.indexOf(name);
-    if (at < 0 || at > headEnd) continue;
-    let value = 0;
-    let digits = 0;
-    for (let i = at + name.length; i < headEnd; i++) {
-      const byte = data[i];
-      if (byte === 32) continue;
-      if (byte < 48 || byte > 57) break;
-      value = value * 10 + (byte - 48);
-      digits += 1;
-    }
-    return digits > 0 ? value : -1;
-  }
-  return -1;
+/** A request the sending thread found no idle connection for: an idle one if one came free, else a new one, else the queue. */
+function overflow(index, due) {
+  const target = targets[index % targets.length];
+  const idle = target.conns.find((conn) => Atomics.compareExchange(state, conn.slot, 0, 1) === 0);
+  if (idle !== undefined) return sendOn(idle, index, due);
+  target.waiting.push(index, due);
+  connection(target);
 }
 
 /** Reads an answer: its status line and Content-Length, then the body. */
 function received(conn, chunk) {
-  if (conn.index < 0) return;
+  const index = Atomics.load(indexOf, conn.slot);
+  if (index < 0) return;
   conn.data = conn.data === null ? chunk : Buffer.concat([conn.data, chunk]);
   const data = conn.data;
   if (conn.bodyStart < 0) {
@@ -132,33 +147,31 @@ function received(conn, chunk) {
     if (end < 0) return;
     conn.bodyStart = end + 4;
     conn.length = contentLength(data, end);
-    if (conn.length < 0) return failed(conn, true);
+    if (conn.length < 0) return failed(conn);
   }
   if (data.length < conn.bodyStart + conn.length) return;
   const now = performance.now();
   const status = (data[9] - 48) * 100 + (data[10] - 48) * 10 + (data[11] - 48);
-  const index = conn.index;
   if (index >= warmup) {
-    latencies[index - warmup] = now - conn.due;
-    fromSend[index - warmup] = now - conn.sentAt;
+    latencies[index - warmup] = now - times[2 * conn.slot];
+    fromSend[index - warmup] = now - times[2 * conn.slot + 1];
     lastAnswerAt = now;
     answered += 1;
     statusCodes[status] = (statusCodes[status] ?? 0) + 1;
     if (status < 200 || status >= 300) non2xx += 1;
     else if (expect === 'allowed' && data.indexOf(ALLOWED, conn.bodyStart) < 0) unexpected += 1;
   }
-  conn.index = -1;
   conn.data = null;
   conn.bodyStart = -1;
-  busy.delete(conn);
+  Atomics.store(indexOf, conn.slot, -1);
   release(conn);
   done();
 }
 
-/** A free connection takes the oldest request waiting for one, or goes idle. */
+/** A free connection takes the oldest request waiting for one, or goes idle (for the sending thread to claim). */
 function release(conn) {
   const first = takeWaiting(conn.target);
-  if (first === undefined) conn.target.idle.push(conn);
+  if (first === undefined) Atomics.store(state, conn.slot, 0);
   else sendOn(conn, first[0], first[1]);
 }
 
@@ -176,26 +189,29 @@ function takeWaiting(target) {
 }
 
 /** A connection that broke (or timed out, or answered what this reader does not read) fails its request. */
-function failed(conn, destroy = false) {
-  const idle = conn.target.idle.indexOf(conn);
-  if (idle >= 0) conn.target.idle.splice(idle, 1);
-  if (!conn.closed) {
-    conn.closed = true;
-    conn.target.open -= 1;
-    // A request waiting for a connection gets a new one in place of this one.
-    const first = takeWaiting(conn.target);
-    if (first !== undefined) sendOn(connection(conn.target), first[0], first[1]);
-  }
-  if (destroy || !conn.socket.destroyed) conn.socket.destroy();
-  if (conn.index < 0) return;
-  if (conn.index >= warmup) {
-    latencies[conn.index - warmup] = performance.now() - conn.due;
-    fromSend[conn.index - warmup] = performance.now() - conn.sentAt;
+function failed(conn) {
+  conn.socket.destroy();
+  if (conn.closed) return;
+  conn.closed = true;
+  // Closed for the sending thread too; if it had just claimed the connection, its index is published within µs.
+  if (Atomics.exchange(state, conn.slot, 2) === 1) while (Atomics.load(indexOf, conn.slot) < 0);
+  const index = Atomics.exchange(indexOf, conn.slot, -1);
+  conn.target.conns.splice(conn.target.conns.indexOf(conn), 1);
+  // A request waiting for a connection gets a new one in place of this one.
+  if (conn.target.waitHead < conn.target.waiting.length) connection(conn.target);
+  if (index < 0) return;
+  if (index >= warmup) {
+    latencies[index - warmup] = performance.now() - times[2 * conn.slot];
+    fromSend[index - warmup] = performance.now() - times[2 * conn.slot + 1];
     errors += 1;
   }
-  conn.index = -1;
-  busy.delete(conn);
   done();
+}
+
+/** Voluntary and involuntary context switches of this process (all its threads) so far. */
+function contextSwitches() {
+  const usage = process.resourceUsage();
+  return usage.voluntaryContextSwitches + usage.involuntaryContextSwitches;
 }
 
 let finish;
@@ -211,10 +227,7 @@ await Promise.all(
     Array.from({ length: connections }, () => {
       const conn = connection(target);
       return new Promise((resolve, reject) => {
-        conn.socket.once('connect', () => {
-          target.idle.push(conn);
-          resolve();
-        });
+        conn.socket.once('connect', resolve);
         conn.socket.once('error', reject);
       });
     }),
@@ -224,7 +237,7 @@ const openedFirst = opened;
 
 const sweep = setInterval(() => {
   const now = performance.now();
-  for (const conn of busy) if (now - conn.due > timeoutMs) failed(conn, true);
+  for (const conn of conns) if (!conn.closed && Atomics.load(indexOf, conn.slot) >= 0 && now - times[2 * conn.slot] > timeoutMs) failed(conn);
   // A request that waited for a connection longer than the timeout fails without being sent.
   for (const target of targets) {
     while (target.waitHead < target.waiting.length && now - target.waiting[target.waitHead + 1] > timeoutMs) {
@@ -239,25 +252,50 @@ const sweep = setInterval(() => {
   }
 }, 100);
 
-const started = performance.now();
-const measuredFrom = started + warmup * intervalMs;
+const sender = new Worker(new URL('./open-loop-sender.mjs', import.meta.url), {
+  workerData: {
+    requests: targets.map((target) => target.requests.map((request) => new Uint8Array(request))),
+    targetCount: targets.length,
+    total,
+    warmup,
+    intervalMs,
+    mainOriginHr: clockOrigin(),
+    startDelayMs: 5,
+    state: state.buffer,
+    fds: fds.buffer,
+    targetOf: targetOf.buffer,
+    indexOf: indexOf.buffer,
+    times: times.buffer,
+    slotCount: slotCount.buffer,
+    sendLag: sendLag.buffer,
+  },
+});
+let measuredFrom;
 let cpuAtMeasured;
-let next = 0;
-// Every tick sends all requests due by now (several when a tick comes late: they are still timed from their due moment).
-function tick() {
-  const now = performance.now();
-  if (cpuAtMeasured === undefined && now >= measuredFrom) cpuAtMeasured = process.cpuUsage();
-  while (next < total && started + next * intervalMs <= now) {
-    send(next, started + next * intervalMs);
-    next += 1;
+let switchesAtMeasured;
+sender.on('message', (message) => {
+  if (message.overflow !== undefined) overflow(message.overflow, message.due);
+  else if (message.resend !== undefined) {
+    const conn = conns[message.resend];
+    const index = Atomics.load(indexOf, conn.slot);
+    if (!conn.closed && index >= 0) conn.socket.write(conn.target.requests[index % conn.target.requests.length]);
+  } else if (message.started !== undefined) {
+    measuredFrom = message.started + warmup * intervalMs;
+    setTimeout(() => {
+      cpuAtMeasured = process.cpuUsage();
+      switchesAtMeasured = contextSwitches();
+    }, Math.max(0, measuredFrom - performance.now()));
   }
-  if (next < total) setTimeout(tick, Math.min(Math.max(started + next * intervalMs - performance.now(), 0), 50));
-}
-tick();
+});
+sender.on('error', (error) => {
+  console.error(`open-loop sender: ${error?.stack ?? error}`);
+  process.exit(1);
+});
 await finished;
 clearInterval(sweep);
 const cpu = process.cpuUsage(cpuAtMeasured);
-for (const target of targets) for (const conn of target.idle) conn.socket.destroy();
+const switches = contextSwitches() - switchesAtMeasured;
+for (const conn of conns) conn.socket.destroy();
 
 const sorted = Array.from(latencies).sort((a, b) => a - b);
 const sortedFromSend = Array.from(fromSend).sort((a, b) => a - b);
@@ -288,6 +326,8 @@ process.stdout.write(
     sendLag: { p50: round(at(lags, 50)), p99: round(at(lags, 99)), max: round(lags[lags.length - 1]) },
     // This generator's own CPU time per measured request (µs), taken from what it measures.
     cpuUsPerRequest: round((cpu.user + cpu.system) / measured),
+    // Its context switches per measured request (both threads): each is a sleep and a wake-up, the CPU cost that counts here.
+    contextSwitchesPerRequest: round(switches / measured),
     connections: { openedFirst, openedDuringRun: opened - openedFirst, max: maxConnections * targets.length },
     non2xx,
     errors,
