@@ -7,18 +7,15 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import * as lib from '../lib.mjs';
 
-const TICK_MS = 10; // USER_HZ 100: /proc's CPU times are in ticks of 10 ms
+const TICK_MS = 10; // USER_HZ 100: /proc/stat's CPU times are in ticks of 10 ms
 
 function taskCounters(pid, tid) {
   const base = `/proc/${pid}/task/${tid}`;
-  const stat = readFileSync(`${base}/stat`, 'utf8');
-  // Fields after the command (which may hold spaces) start after its closing parenthesis: state is field 3.
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  const comm = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+  const { comm, cpuMs } = lib.readProcStat(`${base}/stat`);
   const status = readFileSync(`${base}/status`, 'utf8');
   const wakeups = Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
   const preempted = Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return { comm, cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS, wakeups, preempted };
+  return { comm, cpuMs, wakeups, preempted };
 }
 
 /** Counters of every thread of `pid`: Map tid → {comm, cpuMs, wakeups, preempted}; empty when it is gone. */
@@ -45,9 +42,7 @@ function kernelThreads() {
   const sum = { cpuMs: 0, wakeups: 0, preempted: 0 };
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ppid = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
-      if (pid !== '2' && ppid !== '2') continue;
+      if (pid !== '2' && lib.readProcStat(`/proc/${pid}/stat`).ppid !== 2) continue;
       const counters = taskCounters(pid, pid);
       sum.cpuMs += counters.cpuMs;
       sum.wakeups += counters.wakeups;
@@ -88,8 +83,7 @@ function generatorPids() {
   const pids = [];
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      if (lib.readProcStat(`/proc/${pid}/stat`).ppid !== process.pid) continue;
       if (readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('open-loop')) pids.push(pid);
     } catch {
       // gone

@@ -128,11 +128,17 @@ const procStatusMb = (pid, field) => {
 /** Resident set size of a process in MB (VmRSS of /proc/<pid>/status). */
 export const rssMb = (pid) => procStatusMb(pid, 'VmRSS');
 const TICK_MS = 10; // CLK_TCK is 100 on Linux
-const statCpuMs = (file) => {
+/**
+ * A /proc stat file (`/proc/<pid>/stat` or `/proc/<pid>/task/<tid>/stat`): the command, the parent pid and the CPU
+ * time used (utime + stime) in ms. The fields are counted from the command's closing parenthesis, since a command may
+ * hold spaces and parentheses of its own.
+ */
+export function readProcStat(file) {
   const text = readFileSync(file, 'utf8');
   const fields = text.slice(text.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS; // utime + stime
-};
+  return { comm: text.slice(text.indexOf('(') + 1, text.lastIndexOf(')')), ppid: Number(fields[1]), cpuMs: (Number(fields[11]) + Number(fields[12])) * TICK_MS };
+}
+const statCpuMs = (file) => readProcStat(file).cpuMs;
 /**
  * CPU time a process used so far, in ms: `total` (every thread, live or ended) and `main` (its main
  * thread; the rest is the log's writer thread, GC helpers and the libuv pool).
