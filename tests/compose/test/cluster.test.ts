@@ -123,6 +123,7 @@ describe('docker-compose.yml with docker-compose.cluster.yml, run for real', () 
     if (await engineIsPodman()) healthchecks = runPodmanHealthchecks(project.name);
     await project.compose(['down', '-v', '--timeout', '5']);
     await project.compose(['build'], 1_500_000);
+    project.moveGateway(await freePort());
     try {
       await project.compose(['up', '-d'], 240_000);
       await waitFor(async () => (await fetch(`${project.gatewayUrl}/healthz`)).status === 200, { timeoutMs: 120_000, intervalMs: 500, what: 'the gateway' });

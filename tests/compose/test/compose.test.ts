@@ -43,6 +43,7 @@ describe('docker-compose.yml, run for real', () => {
     project = composeProject(await freePort());
     if (await engineIsPodman()) healthchecks = runPodmanHealthchecks(project.name);
     await project.compose(['build'], 1_500_000);
+    project.moveGateway(await freePort());
     await project.compose(['up', '-d'], 900_000);
     // The gateway starts last, once every service is healthy.
     await waitFor(async () => (await fetch(`${project.gatewayUrl}/healthz`)).status === 200, {

@@ -18,6 +18,11 @@ export interface ComposeProject {
   gatewayUrl: string;
   /** Runs compose with this project's name, file and environment; resolves with its output. */
   compose: (args: string[], timeoutMs?: number) => Promise<{ stdout: string; stderr: string }>;
+  /**
+   * Puts the gateway on another port from the next compose command on. A port found free before a build of several
+   * minutes may be taken by then: the suites take a fresh one right before `up`.
+   */
+  moveGateway: (port: number) => void;
 }
 
 /**
@@ -40,7 +45,7 @@ export function composeProject(gatewayPort: number, { overrides = [] as string[]
   };
   const [command, prefix] = composeCommand();
   const files = ['docker-compose.yml', ...overrides].flatMap((file) => ['-f', path.join(repoRoot(), file)]);
-  return {
+  const project: ComposeProject = {
     name,
     gatewayUrl: `http://127.0.0.1:${gatewayPort}`,
     compose: (args, timeoutMs = 300_000) =>
@@ -50,5 +55,10 @@ export function composeProject(gatewayPort: number, { overrides = [] as string[]
         timeout: timeoutMs,
         maxBuffer: 64 * 1024 * 1024,
       }),
+    moveGateway: (port) => {
+      env.GATEWAY_PORT = String(port);
+      project.gatewayUrl = `http://127.0.0.1:${port}`;
+    },
   };
+  return project;
 }
