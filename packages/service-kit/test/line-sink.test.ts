@@ -45,9 +45,10 @@ describe('line sink (writes on a worker thread)', () => {
     const sink = createLineSink(fd);
     const expected: string[] = [];
     const idle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-    // Idle pauses of 0, 3 and 50 ms between lines: the worker is awake gathering, napping once more before it
-    // sleeps, or asleep until this writer wakes it. The pause is the scenario; each line is waited for by its content.
-    for (const pause of [0, 3, 50, 0, 50, 3, 50]) {
+    // Idle pauses of 0, 5 and 150 ms between lines (its naps are 50 ms): the worker is awake gathering, napping once
+    // more before it sleeps, or asleep until this writer wakes it. The pause is the scenario; each line is waited for
+    // by its content.
+    for (const pause of [0, 5, 150, 0, 150, 5, 150]) {
       await idle(pause);
       const line = `{"after":${pause},"n":${expected.length}}\n`;
       expect(sink.write(line)).toBe(true);
@@ -55,6 +56,24 @@ describe('line sink (writes on a worker thread)', () => {
       await waitFor(() => readFileSync(file, 'utf8') === expected.join(''), { timeoutMs: 5000 });
     }
     closeSync(fd);
+  });
+
+  it('writes a gathered batch without waiting for the end of its nap', async () => {
+    const file = path.join(dir, 'batch.log');
+    const fd = openSync(file, 'w');
+    // A nap far longer than the wait below: only the wake-up at a full batch (64 KiB) can bring these lines out.
+    const sink = createLineSink(fd, { napMs: 600_000 });
+    const expected: string[] = [];
+    for (let i = 0; expected.join('').length < 70 * 1024; i++) {
+      const line = `{"i":${i},"pad":"${'b'.repeat(100)}"}\n`;
+      expect(sink.write(line)).toBe(true);
+      expected.push(line);
+    }
+    await waitFor(() => readFileSync(file, 'utf8').length >= 64 * 1024, { timeoutMs: 10_000, what: 'the first batch' });
+    expect(expected.join('').startsWith(readFileSync(file, 'utf8'))).toBe(true);
+    await flushed(sink);
+    closeSync(fd);
+    expect(readFileSync(file, 'utf8')).toBe(expected.join(''));
   });
 
   it('drops and counts lines beyond its bound while the reader stalls, then reports how many', async () => {

@@ -32,6 +32,8 @@ export interface LineSinkOptions {
   flushWaitMs?: number;
   /** The `service` field of the line that reports dropped lines. */
   service?: string;
+  /** How long lines may gather before the worker writes them, at most (default NAP_MS); a batch of BATCH_BYTES goes at once. */
+  napMs?: number;
 }
 
 // Slots of the control array shared with the worker.
@@ -42,25 +44,32 @@ const URGENT = 1;
 /** Never changes: the worker's timed naps wait on it, and a flush request wakes them. */
 const NAP = 2;
 const CONTROL_SLOTS = 3;
+/** How long the worker lets lines gather before it writes them, at most, unless `napMs` says otherwise. */
+const NAP_MS = 50;
+/** Bytes that end a nap early: the writer wakes the napping worker when the ring holds this much. */
+const BATCH_BYTES = 64 * 1024;
 
 /**
  * The worker, as source text (evaluated, so that it runs the same from `src` under ts-jest and from `dist`).
- * It writes what the ring holds; while nobody waits for a flush it lets up to 64 KiB gather for at most 10 ms
- * first, so that a busy service makes a few large writes a second instead of one per line.
+ * It writes what the ring holds; while nobody waits for a flush it lets lines gather for up to NAP_MS first, or
+ * until BATCH bytes have (the writer then wakes it), so that a service makes a few large writes a second instead of
+ * one per line.
  * While lines keep coming it does not go back to waiting for the writer's notify after a write: it naps for the
- * next 10 ms and writes what gathered in them, so a busy service wakes it once per nap, not twice (the notify, then
+ * next NAP_MS and writes what gathered in them, so a busy service wakes it once per nap, not twice (the notify, then
  * the nap's end); a nap that gathered nothing sends it back to waiting for a notify. Each wake-up of a sleeping
- * thread costs tens of µs on a virtual machine, more than the write of a nap's lines.
+ * thread costs tens of µs on a virtual machine, more than the write of a nap's lines: at a steady 333 decisions a
+ * second (a replica's share of 1,000/s over three) naps of 10 ms woke it 0.37 times per decision, naps of 50 ms
+ * 0.12 (BENCHMARKS.md, issue 26, session 9). A line reaches the descriptor at most NAP_MS after it was written.
  */
 const WORKER_SOURCE = String.raw`
 const { workerData } = require('node:worker_threads');
 const { writeSync } = require('node:fs');
-const { fd, data, control } = workerData;
+const { fd, data, control, napMs } = workerData;
 const bytes = new Uint8Array(data);
 const ctl = new Int32Array(control);
 const capacity = bytes.length;
-const BATCH = 64 * 1024;
-const NAP_MS = 10;
+const BATCH = ${BATCH_BYTES};
+const NAP_MS = napMs;
 let read = 0;
 // Whether lines came in the last nap (then more are likely: nap again rather than wait for a notify).
 let recent = false;
@@ -123,6 +132,7 @@ class WorkerLineSink implements LineSink {
   private readonly capacity: number;
   private readonly exitWaitMs: number;
   private readonly flushWaitMs: number;
+  private readonly napMs: number;
   private readonly reportPrefix: string;
   private readonly encoder = new TextEncoder();
   private bytes: Uint8Array | undefined;
@@ -143,6 +153,7 @@ class WorkerLineSink implements LineSink {
     this.capacity = options.capacityBytes ?? 4 * 1024 * 1024;
     this.exitWaitMs = options.exitWaitMs ?? 2000;
     this.flushWaitMs = options.flushWaitMs ?? 10_000;
+    this.napMs = options.napMs ?? NAP_MS;
     this.reportPrefix = options.service === undefined ? '' : `,"service":${JSON.stringify(options.service)}`;
   }
 
@@ -217,8 +228,11 @@ class WorkerLineSink implements LineSink {
     if (first.read < line.length) written += this.encoder.encodeInto(line.slice(first.read), bytes).written;
     this.writeAt = (this.writeAt + written) % this.capacity;
     // The worker waits for a notify only on an empty ring: waking it is needed only when this line made it non-empty
-    // (while it naps between writes, the notify finds nobody waiting and costs no wake-up).
-    if (Atomics.add(control, USED, written) === 0) Atomics.notify(control, USED);
+    // (while it naps between writes, the notify finds nobody waiting and costs no wake-up). A nap is cut short once
+    // a batch has gathered, so a busy service's lines wait neither the whole nap nor in a ring filling up.
+    const before = Atomics.add(control, USED, written);
+    if (before === 0) Atomics.notify(control, USED);
+    else if (before < BATCH_BYTES && before + written >= BATCH_BYTES) Atomics.notify(control, NAP);
     return true;
   }
 
@@ -247,7 +261,7 @@ class WorkerLineSink implements LineSink {
     this.bytes = new Uint8Array(data);
     this.control = new Int32Array(control);
     try {
-      this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { fd: this.fd, data, control } });
+      this.worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { fd: this.fd, data, control, napMs: this.napMs } });
     } catch {
       this.fail();
       return;
