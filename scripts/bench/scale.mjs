@@ -119,7 +119,7 @@ export async function run(options = {}) {
         '"libxml2 mapped": whether libxmljs2\'s native module appears in /proc/<pid>/maps after the decisions; policies arrive as compiled trees, so the pdp never reads XML.',
         `Loading through pap (add + deploy, concurrency 8): ${loads.join('; ')}.`,
         ...(bulk.inserted > 0 ? [`100,000: ${lib.fmt(bulk.inserted)} policies beyond 10,000 written straight into pap's database with their trees, ${lib.fmt(bulk.seconds)} s; removed afterwards. Figures only.`] : []),
-        `Made as users make it: ${lib.fmt(largest)} policies added and deployed one at a time through pap's API (concurrency 1, ${lib.fmt(made.revision)} revisions) took ${lib.fmt(made.setupSeconds)} s; "direct" wrote the same policies straight into pap's rows, recorded as one `resync` revision. Both on a stack of their own with two replicas running, resyncing every second, each decided on every 10 ms (latency from the due moment) during every start; "timeout lines" counts their log lines that speak of a timeout.`,
+        `Made as users make it: ${lib.fmt(largest)} policies added and deployed one at a time through pap's API (concurrency 1, ${lib.fmt(made.revision)} revisions) took ${lib.fmt(made.setupSeconds)} s; "direct" wrote the same policies straight into pap's rows, recorded as one 'resync' revision. Both on a stack of their own with two replicas running, resyncing every second, each decided on every 10 ms (latency from the due moment) during every start; "timeout lines" counts their log lines that speak of a timeout.`,
         ...(quick ? ['--quick: smaller sizes; targets are judged at 10,000 in a full run only.'] : []),
       ],
       figures: { ...figures, made },
