@@ -63,11 +63,16 @@ describe('line sink (writes on a worker thread)', () => {
     const fd = openSync(file, 'w');
     // A nap far longer than the wait below: only the wake-up at a full batch (64 KiB) can bring these lines out.
     const sink = createLineSink(fd, { napMs: 600_000 });
-    const expected: string[] = [];
-    for (let i = 0; expected.join('').length < 70 * 1024; i++) {
+    // A first line, flushed: the worker has started and written, and naps from then on.
+    const expected = ['{"first":true}\n'];
+    expect(sink.write(expected[0] ?? '')).toBe(true);
+    await flushed(sink);
+    let bytes = 0;
+    for (let i = 0; bytes < 70 * 1024; i++) {
       const line = `{"i":${i},"pad":"${'b'.repeat(100)}"}\n`;
       expect(sink.write(line)).toBe(true);
       expected.push(line);
+      bytes += line.length;
     }
     await waitFor(() => readFileSync(file, 'utf8').length >= 64 * 1024, { timeoutMs: 10_000, what: 'the first batch' });
     expect(expected.join('').startsWith(readFileSync(file, 'utf8'))).toBe(true);

@@ -52,7 +52,7 @@ const BATCH_BYTES = 64 * 1024;
 /**
  * The worker, as source text (evaluated, so that it runs the same from `src` under ts-jest and from `dist`).
  * It writes what the ring holds; while nobody waits for a flush it lets lines gather for up to NAP_MS first, or
- * until BATCH bytes have (the writer then wakes it), so that a service makes a few large writes a second instead of
+ * until BATCH_BYTES have (the writer then wakes it), so that a service makes a few large writes a second instead of
  * one per line.
  * While lines keep coming it does not go back to waiting for the writer's notify after a write: it naps for the
  * next NAP_MS and writes what gathered in them, so a busy service wakes it once per nap, not twice (the notify, then
