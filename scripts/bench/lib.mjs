@@ -5,7 +5,7 @@
 // import (`import * as lib from './lib.mjs'`); each concern is its own file in lib/.
 export * from './lib/base.mjs';
 // `children` stays inside lib/ (the wrk runner adds its own process to it).
-export { cleanupAll, cpuMs, onCleanup, readProcStat, rssMb, rssPeakMb, spawnNode, stopping } from './lib/processes.mjs';
+export { cleanupAll, cpuMs, onCleanup, readProcStat, rssMb, rssPeakMb, spawnNode, stopping, taskCounters, threadCounters } from './lib/processes.mjs';
 export * from './lib/client.mjs';
 export * from './lib/stack.mjs';
 export * from './lib/policies.mjs';

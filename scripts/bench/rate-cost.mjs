@@ -7,40 +7,23 @@
 // `node scripts/bench/rate-cost.mjs '{"rates":[300,1000,3000],"rounds":2,"seconds":6}'`; `"pdps":{"a":{},"b":{"X":"1"}}`
 // starts one pdp per entry with that environment added (an A/B of a setting). A measuring tool, not part of
 // `npm run bench`.
-import { readdirSync, readFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import path from 'node:path';
 import * as lib from './lib.mjs';
 
 const { rates = [300, 1000, 3000], rounds = 2, seconds = 6, policies = 100, pdps = { pdp: {} } } = JSON.parse(process.argv[2] ?? '{}');
 
-/** CPU ms and context switches of each thread of `pid`, by thread id. */
-function threads(pid) {
-  const out = new Map();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const { cpuMs } = lib.readProcStat(`/proc/${pid}/task/${tid}/stat`);
-      const status = readFileSync(`/proc/${pid}/task/${tid}/status`, 'utf8');
-      const voluntary = Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)[1]);
-      const involuntary = Number(/^nonvoluntary_ctxt_switches:\s+(\d+)$/m.exec(status)[1]);
-      out.set(tid, { cpuMs, voluntary, involuntary });
-    } catch {
-      // a thread that ended between the listing and the read
-    }
-  }
-  return out;
-}
-
 function delta(pid, before, after, requests) {
   let mainCpu = 0, otherCpu = 0, mainWake = 0, mainPre = 0, otherWake = 0;
   for (const [tid, a] of after) {
-    const b = before.get(tid) ?? { cpuMs: 0, voluntary: 0, involuntary: 0 };
+    const b = before.get(tid) ?? { cpuMs: 0, wakeups: 0, preempted: 0 };
     if (tid === String(pid)) {
       mainCpu += a.cpuMs - b.cpuMs;
-      mainWake += a.voluntary - b.voluntary;
-      mainPre += a.involuntary - b.involuntary;
+      mainWake += a.wakeups - b.wakeups;
+      mainPre += a.preempted - b.preempted;
     } else {
       otherCpu += a.cpuMs - b.cpuMs;
-      otherWake += a.voluntary - b.voluntary;
+      otherWake += a.wakeups - b.wakeups;
     }
   }
   const per = (x, scale = 1) => (x * scale) / requests;
@@ -68,13 +51,13 @@ try {
   for (const rate of rates) {
     for (let round = 0; round < rounds; round++) {
       for (const v of round % 2 === 0 ? variants : [...variants].reverse()) {
-        const before = threads(v.pid);
+        const before = lib.threadCounters(v.pid);
         const result = await lib.runOpenLoop({ urls: [v.url], headers, bodies: [body], rate, seconds, title: v.key });
-        const after = threads(v.pid);
+        const after = lib.threadCounters(v.pid);
         const d = delta(v.pid, before, after, result.total ?? rate * seconds);
         console.log(
           [rate, v.key, d.mainUs.toFixed(1), d.otherUs.toFixed(1), d.mainWake.toFixed(2), d.mainPre.toFixed(2), d.otherWake.toFixed(2),
-            result.latency.p50.toFixed(3), result.latency.p99.toFixed(3), (await import('node:os')).loadavg()[0].toFixed(2)].join('\t'),
+            result.latency.p50.toFixed(3), result.latency.p99.toFixed(3), loadavg()[0].toFixed(2)].join('\t'),
         );
       }
     }

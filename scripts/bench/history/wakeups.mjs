@@ -9,41 +9,13 @@ import * as lib from '../lib.mjs';
 
 const TICK_MS = 10; // USER_HZ 100: /proc/stat's CPU times are in ticks of 10 ms
 
-function taskCounters(pid, tid) {
-  const base = `/proc/${pid}/task/${tid}`;
-  const { comm, cpuMs } = lib.readProcStat(`${base}/stat`);
-  const status = readFileSync(`${base}/status`, 'utf8');
-  const wakeups = Number(/voluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  const preempted = Number(/nonvoluntary_ctxt_switches:\s+(\d+)/.exec(status)?.[1] ?? 0);
-  return { comm, cpuMs, wakeups, preempted };
-}
-
-/** Counters of every thread of `pid`: Map tid → {comm, cpuMs, wakeups, preempted}; empty when it is gone. */
-function processCounters(pid) {
-  const threads = new Map();
-  let tids;
-  try {
-    tids = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return threads;
-  }
-  for (const tid of tids) {
-    try {
-      threads.set(tid, taskCounters(pid, tid));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return threads;
-}
-
 /** Kernel threads (children of kthreadd, pid 2) summed: their CPU is nobody's process time (disk flushes, interrupts). */
 function kernelThreads() {
   const sum = { cpuMs: 0, wakeups: 0, preempted: 0 };
   for (const pid of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       if (pid !== '2' && lib.readProcStat(`/proc/${pid}/stat`).ppid !== 2) continue;
-      const counters = taskCounters(pid, pid);
+      const counters = lib.taskCounters(pid, pid);
       sum.cpuMs += counters.cpuMs;
       sum.wakeups += counters.wakeups;
       sum.preempted += counters.preempted;
@@ -115,8 +87,8 @@ export async function wakeupMeter(core, pdps) {
     await observer.end();
   }
   const before = {
-    pdps: pdps.map((pdp) => processCounters(pdp.pid)),
-    pg: pg.map((p) => ({ ...p, counters: sumThreads(processCounters(p.pid)) })),
+    pdps: pdps.map((pdp) => lib.threadCounters(pdp.pid)),
+    pg: pg.map((p) => ({ ...p, counters: sumThreads(lib.threadCounters(p.pid)) })),
     kernel: kernelThreads(),
     machine: machine(),
   };
@@ -124,7 +96,7 @@ export async function wakeupMeter(core, pdps) {
   const generator = new Map();
   const sampler = setInterval(() => {
     for (const pid of generatorPids()) {
-      const counters = sumThreads(processCounters(pid));
+      const counters = sumThreads(lib.threadCounters(pid));
       const seen = generator.get(pid);
       if (seen === undefined) generator.set(pid, { first: counters, last: counters, firstAt: performance.now(), lastAt: performance.now() });
       else Object.assign(seen, { last: counters, lastAt: performance.now() });
@@ -155,7 +127,7 @@ export async function wakeupMeter(core, pdps) {
         // The main thread, then the other threads one by one (node names them all "node"): the busiest three by
         // wake-ups apart — the decision log's writer, libuv's pool, V8's helpers — and the rest together.
         const others = [];
-        for (const [tid, counters] of processCounters(pdp.pid)) {
+        for (const [tid, counters] of lib.threadCounters(pdp.pid)) {
           const delta = minus(counters, before.pdps[i].get(tid) ?? { cpuMs: 0, wakeups: 0, preempted: 0 });
           pdpTotal.add(delta);
           if (tid === String(pdp.pid)) row(`pdp ${i}: main thread`, delta);
@@ -174,7 +146,7 @@ export async function wakeupMeter(core, pdps) {
       const backends = total('sum: PostgreSQL backends of the database');
       const server = total('sum: PostgreSQL server processes (shared)');
       for (const p of before.pg) {
-        const delta = minus(sumThreads(processCounters(p.pid)), p.counters);
+        const delta = minus(sumThreads(lib.threadCounters(p.pid)), p.counters);
         (p.label.startsWith('pg backend') ? backends : server).add(delta);
         // Idle backends (the pool's spare connections) are left out.
         if (delta.wakeups / n >= 0.005 || (delta.cpuMs * 1000) / n >= 1) row(p.label, delta);

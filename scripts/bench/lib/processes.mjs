@@ -1,6 +1,6 @@
 // Processes that are always stopped (cleanup on success, failure and signals) and what they cost (/proc).
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './base.mjs';
 
@@ -147,6 +147,35 @@ export function cpuMs(pid) {
   const total = statCpuMs(`/proc/${pid}/stat`);
   const main = statCpuMs(`/proc/${pid}/task/${pid}/stat`);
   return { total, main, others: total - main };
+}
+
+/** One thread's counters so far: command, CPU ms, wake-ups (voluntary context switches) and preemptions (involuntary ones). */
+export function taskCounters(pid, tid) {
+  const base = `/proc/${pid}/task/${tid}`;
+  const { comm, cpuMs } = readProcStat(`${base}/stat`);
+  const status = readFileSync(`${base}/status`, 'utf8');
+  const wakeups = Number(/^voluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+  const preempted = Number(/^nonvoluntary_ctxt_switches:\s+(\d+)$/m.exec(status)?.[1] ?? 0);
+  return { comm, cpuMs, wakeups, preempted };
+}
+
+/** Counters of every thread of `pid`: Map tid → {comm, cpuMs, wakeups, preempted}; empty when it is gone. */
+export function threadCounters(pid) {
+  const threads = new Map();
+  let tids;
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return threads;
+  }
+  for (const tid of tids) {
+    try {
+      threads.set(tid, taskCounters(pid, tid));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return threads;
 }
 
 /** Peak resident set size so far in MB (VmHWM). */
