@@ -64,8 +64,9 @@ describe('line sink (writes on a worker thread)', () => {
     // A nap far longer than the wait below: only the wake-up at a full batch (64 KiB) can bring these lines out.
     const sink = createLineSink(fd, { napMs: 600_000 });
     // A first line, flushed: the worker has started and written, and naps from then on.
-    const expected = ['{"first":true}\n'];
-    expect(sink.write(expected[0] ?? '')).toBe(true);
+    const first = '{"first":true}\n';
+    const expected = [first];
+    expect(sink.write(first)).toBe(true);
     await flushed(sink);
     let bytes = 0;
     for (let i = 0; bytes < 70 * 1024; i++) {
